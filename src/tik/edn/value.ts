@@ -1,0 +1,217 @@
+/**
+ * The EDN value model used by the whole tik kernel (tik-model.md §1.1).
+ *
+ * | EDN            | TypeScript                                  |
+ * |----------------|---------------------------------------------|
+ * | nil            | `null`                                      |
+ * | true / false   | `boolean`                                   |
+ * | integer        | `bigint` (always; signed 64-bit range)      |
+ * | string         | `string`                                    |
+ * | keyword        | `Keyword` (interned: compare with `===`)    |
+ * | symbol         | `EdnSymbol` (interned)                      |
+ * | #uuid          | `Uuid` (lower-case text)                    |
+ * | #inst          | `Instant` (epoch milliseconds)              |
+ * | vector         | `readonly EdnValue[]` (a frozen JS array)   |
+ * | list           | `EdnList`                                   |
+ * | map            | `EdnMap` (keyed by the canonical text of the key) |
+ * | set            | `EdnSet` (keyed by the canonical text of the member) |
+ *
+ * Values are immutable. Maps and sets are keyed by canonical text because that is the identity
+ * the canonical format uses (§1.2, §1.7); the writer (`emit`) supplies it.
+ */
+
+export type EdnValue =
+  | null
+  | boolean
+  | bigint
+  | string
+  | Keyword
+  | EdnSymbol
+  | Uuid
+  | Instant
+  | readonly EdnValue[]
+  | EdnList
+  | EdnMap
+  | EdnSet;
+
+const keywords = new Map<string, Keyword>();
+
+/** A keyword, interned by its text without the leading colon (`ns/name` or `name`). */
+export class Keyword {
+  private constructor(
+    /** Text without the colon, e.g. `event/type`. */
+    readonly text: string,
+  ) {
+    Object.freeze(this);
+  }
+
+  static of(text: string): Keyword {
+    const t = text.startsWith(':') ? text.slice(1) : text;
+    let k = keywords.get(t);
+    if (!k) {
+      k = new Keyword(t);
+      keywords.set(t, k);
+    }
+    return k;
+  }
+
+  get namespace(): string | undefined {
+    const i = this.text.indexOf('/');
+    return i > 0 ? this.text.slice(0, i) : undefined;
+  }
+
+  get name(): string {
+    const i = this.text.indexOf('/');
+    return i > 0 ? this.text.slice(i + 1) : this.text;
+  }
+
+  toString(): string {
+    return `:${this.text}`;
+  }
+}
+
+/** Shorthand: `kw('event/type')` or `kw(':event/type')`. */
+export const kw = (text: string): Keyword => Keyword.of(text);
+
+const symbols = new Map<string, EdnSymbol>();
+
+export class EdnSymbol {
+  private constructor(readonly text: string) {
+    Object.freeze(this);
+  }
+
+  static of(text: string): EdnSymbol {
+    let s = symbols.get(text);
+    if (!s) {
+      s = new EdnSymbol(text);
+      symbols.set(text, s);
+    }
+    return s;
+  }
+
+  toString(): string {
+    return this.text;
+  }
+}
+
+/** A UUID; `text` is the canonical lower-case 8-4-4-4-12 form. */
+export class Uuid {
+  constructor(readonly text: string) {
+    Object.freeze(this);
+  }
+
+  toString(): string {
+    return this.text;
+  }
+}
+
+/** An instant at millisecond precision (the only time type, §1.4). */
+export class Instant {
+  constructor(
+    /** Milliseconds since the epoch, an integer. */
+    readonly ms: number,
+  ) {
+    if (!Number.isSafeInteger(ms)) throw new RangeError(`instant milliseconds must be a safe integer, got ${ms}`);
+    Object.freeze(this);
+  }
+
+  toString(): string {
+    return `#inst ${this.ms}`;
+  }
+}
+
+export class EdnList {
+  readonly items: readonly EdnValue[];
+
+  constructor(items: readonly EdnValue[]) {
+    this.items = Object.freeze([...items]);
+    Object.freeze(this);
+  }
+}
+
+/**
+ * A map whose identity is the canonical text of each key. `entries` keep insertion order; the
+ * writer sorts. Construct through `EdnMap.from` with a key-text function (normally `emit`), so
+ * this module does not depend on the writer.
+ */
+export class EdnMap {
+  private readonly byText: ReadonlyMap<string, readonly [EdnValue, EdnValue]>;
+
+  private constructor(byText: Map<string, readonly [EdnValue, EdnValue]>) {
+    this.byText = byText;
+    Object.freeze(this);
+  }
+
+  /** Later entries with the same key text replace earlier ones. */
+  static from(entries: Iterable<readonly [EdnValue, EdnValue]>, keyText: (v: EdnValue) => string): EdnMap {
+    const m = new Map<string, readonly [EdnValue, EdnValue]>();
+    for (const [k, v] of entries) m.set(keyText(k), Object.freeze([k, v] as const));
+    return new EdnMap(m);
+  }
+
+  get size(): number {
+    return this.byText.size;
+  }
+
+  /** Look up by the canonical text of a key (e.g. `':event/type'`). */
+  getByText(text: string): EdnValue | undefined {
+    return this.byText.get(text)?.[1];
+  }
+
+  hasText(text: string): boolean {
+    return this.byText.has(text);
+  }
+
+  /** Look up by keyword, the common case in the kernel. */
+  get(key: Keyword): EdnValue | undefined {
+    return this.byText.get(key.toString())?.[1];
+  }
+
+  entries(): IterableIterator<readonly [EdnValue, EdnValue]> {
+    return this.byText.values();
+  }
+
+  /** [keyText, key, value] triples. */
+  *textEntries(): IterableIterator<readonly [string, EdnValue, EdnValue]> {
+    for (const [t, [k, v]] of this.byText) yield [t, k, v] as const;
+  }
+}
+
+/** A set whose identity is the canonical text of each member. */
+export class EdnSet {
+  private readonly byText: ReadonlyMap<string, EdnValue>;
+
+  private constructor(byText: Map<string, EdnValue>) {
+    this.byText = byText;
+    Object.freeze(this);
+  }
+
+  static from(members: Iterable<EdnValue>, keyText: (v: EdnValue) => string): EdnSet {
+    const m = new Map<string, EdnValue>();
+    for (const v of members) if (!m.has(keyText(v))) m.set(keyText(v), v);
+    return new EdnSet(m);
+  }
+
+  get size(): number {
+    return this.byText.size;
+  }
+
+  hasText(text: string): boolean {
+    return this.byText.has(text);
+  }
+
+  values(): IterableIterator<EdnValue> {
+    return this.byText.values();
+  }
+
+  *textEntries(): IterableIterator<readonly [string, EdnValue]> {
+    yield* this.byText;
+  }
+}
+
+export const isKeyword = (v: unknown): v is Keyword => v instanceof Keyword;
+export const isMap = (v: unknown): v is EdnMap => v instanceof EdnMap;
+export const isSet = (v: unknown): v is EdnSet => v instanceof EdnSet;
+export const isVector = (v: unknown): v is readonly EdnValue[] => Array.isArray(v);
+export const isInstant = (v: unknown): v is Instant => v instanceof Instant;
+export const isUuid = (v: unknown): v is Uuid => v instanceof Uuid;
