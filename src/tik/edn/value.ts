@@ -149,6 +149,16 @@ export class EdnMap {
     return new EdnMap(m);
   }
 
+  /**
+   * From entries whose key text is already known (the reader and `ednMap` compute it once).
+   * The caller guarantees each text is `emit(key)`; later texts replace earlier ones.
+   */
+  static fromKeyed(entries: Iterable<readonly [string, EdnValue, EdnValue]>): EdnMap {
+    const m = new Map<string, readonly [EdnValue, EdnValue]>();
+    for (const [t, k, v] of entries) m.set(t, Object.freeze([k, v] as const));
+    return new EdnMap(m);
+  }
+
   get size(): number {
     return this.byText.size;
   }
@@ -189,6 +199,13 @@ export class EdnSet {
   static from(members: Iterable<EdnValue>, keyText: (v: EdnValue) => string): EdnSet {
     const m = new Map<string, EdnValue>();
     for (const v of members) if (!m.has(keyText(v))) m.set(keyText(v), v);
+    return new EdnSet(m);
+  }
+
+  /** From members whose text is already known (`emit(member)`); the first of equal texts wins. */
+  static fromKeyed(members: Iterable<readonly [string, EdnValue]>): EdnSet {
+    const m = new Map<string, EdnValue>();
+    for (const [t, v] of members) if (!m.has(t)) m.set(t, v);
     return new EdnSet(m);
   }
 

@@ -1,0 +1,481 @@
+/**
+ * The strict EDN reader (tik-model.md §1.6): exactly one top-level form, with `;` comments, `#_`
+ * discards and commas as whitespace around and inside it, and only the `#inst` and `#uuid` tags.
+ *
+ * Everything else is `TikError('edn/malformed')` naming the source and the line and column of the
+ * offending character, never a partial value: characters (`\a`), other tags and dispatch forms
+ * (`#foo`, `##Inf`, `#"re"`, `#:ns{}`), metadata (`^`), floats, ratios, `N`/`M` suffixes, octal and
+ * hex integers, integers outside the signed 64-bit range, unsupported string escapes (octal
+ * escapes included), lone surrogates, unbalanced brackets, a map with an odd number of forms,
+ * duplicate map keys or set members (by Clojure `=`), nesting deeper than 512, and a second
+ * top-level form.
+ *
+ * Symbols and keywords follow Clojure's EDN reader (so `:1` or `a/b/c` are read as Clojure reads
+ * them), because the canonical bytes of upstream's events use Clojure's printed text. Whitespace
+ * is Java's `Character.isWhitespace` plus the comma.
+ *
+ * The scanner is hand-written and single-pass; line and column are computed only on error.
+ * Columns count Unicode code points from 1.
+ */
+import { TikError } from '../errors.js';
+import { emit, equalityText, MAX_DEPTH } from './emit.js';
+import { parseInstant } from './instant-text.js';
+import { EdnList, EdnMap, EdnSet, EdnSymbol, Instant, Keyword, Uuid, type EdnValue } from './value.js';
+
+const MIN_I64 = -(2n ** 63n);
+const MAX_I64 = 2n ** 63n - 1n;
+const INTEGER = /^[+-]?(?:0|[1-9][0-9]*)$/;
+// Clojure's symbolPat: [:]?([\D&&[^/]].*/)?(/|[\D&&[^/]][^/]*)
+const SYMBOL = /^(:)?([^0-9/].*\/)?(\/|[^0-9/][^/]*)$/;
+const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+const HINT = 'tik reads a strict subset of EDN: nil, booleans, integers, strings, keywords, symbols, #inst, #uuid, (), [], {}, #{}';
+
+/** Java `Character.isWhitespace`, plus the comma. */
+function isWhitespace(c: number): boolean {
+  if (c < 0x80) return c === 32 || c === 44 || (c >= 9 && c <= 13) || (c >= 28 && c <= 31);
+  return (
+    c === 0x1680 || (c >= 0x2000 && c <= 0x2006) || (c >= 0x2008 && c <= 0x200a) ||
+    c === 0x2028 || c === 0x2029 || c === 0x205f || c === 0x3000
+  );
+}
+
+/** Characters that end a token: whitespace and Clojure EDN's terminating macro characters. */
+function endsToken(c: number): boolean {
+  switch (c) {
+    case 34: // "
+    case 59: // ;
+    case 94: // ^
+    case 40: // (
+    case 41: // )
+    case 91: // [
+    case 93: // ]
+    case 123: // {
+    case 125: // }
+    case 92: // \
+      return true;
+    default:
+      return isWhitespace(c);
+  }
+}
+
+const EOF = Symbol('eof');
+const CLOSED = Symbol('closed');
+
+/** True if a value holds a list anywhere (then its `=` identity differs from its canonical text). */
+function holdsList(v: EdnValue): boolean {
+  if (v instanceof EdnList) return true;
+  if (Array.isArray(v)) return (v as readonly EdnValue[]).some(holdsList);
+  if (v instanceof EdnMap) {
+    for (const [k, x] of v.entries()) if (holdsList(k) || holdsList(x)) return true;
+    return false;
+  }
+  if (v instanceof EdnSet) {
+    for (const x of v.values()) if (holdsList(x)) return true;
+  }
+  return false;
+}
+
+class Reader {
+  pos = 0;
+  depth = 0;
+  /** Start offset of the form most recently returned by `readItem`. */
+  itemStart = 0;
+
+  constructor(
+    readonly text: string,
+    readonly source: string | undefined,
+  ) {}
+
+  fail(message: string, at: number = this.pos, hint: string = HINT): never {
+    throw new TikError('edn/malformed', message, { where: this.source, position: positionOf(this.text, at), hint });
+  }
+
+  /** Skip whitespace, commas and `;` comments (not `#_`, which needs a form). */
+  skipSpace(): void {
+    const t = this.text;
+    let p = this.pos;
+    for (;;) {
+      const c = t.charCodeAt(p);
+      if (c === 59) {
+        p++;
+        for (;;) {
+          const d = t.charCodeAt(p);
+          if (Number.isNaN(d) || d === 10 || d === 13) break;
+          p++;
+        }
+      } else if (!Number.isNaN(c) && isWhitespace(c)) {
+        p++;
+      } else {
+        break;
+      }
+    }
+    this.pos = p;
+  }
+
+  /** The next form, or `close` consumed (→ CLOSED), or end of input when `close` is -1 (→ EOF). */
+  readItem(close: number, opener: number): EdnValue | typeof CLOSED | typeof EOF {
+    for (;;) {
+      this.skipSpace();
+      const c = this.text.charCodeAt(this.pos);
+      if (Number.isNaN(c)) {
+        if (close === -1) return EOF;
+        this.fail(`unexpected end of input: the '${String.fromCharCode(this.text.charCodeAt(opener))}' opened here is never closed`, opener);
+      }
+      if (c === close) {
+        this.pos++;
+        return CLOSED;
+      }
+      if (close !== -1 && (c === 41 || c === 93 || c === 125)) {
+        const o = this.text.charCodeAt(opener);
+        const p = positionOf(this.text, opener);
+        this.fail(
+          `mismatched '${String.fromCharCode(c)}': the '${o === 35 ? '#{' : String.fromCharCode(o)}' opened at line ${p.line}, column ${p.column} needs '${String.fromCharCode(close)}'`,
+        );
+      }
+      if (c === 35 && this.text.charCodeAt(this.pos + 1) === 95) {
+        this.pos += 2;
+        this.readForm();
+        continue;
+      }
+      this.itemStart = this.pos;
+      return this.readForm();
+    }
+  }
+
+  /** One form, after any whitespace, comments and discards. */
+  readForm(): EdnValue {
+    const t = this.text;
+    for (;;) {
+      this.skipSpace();
+      const start = this.pos;
+      const c = t.charCodeAt(start);
+      if (Number.isNaN(c)) this.fail('unexpected end of input: a form was expected');
+      switch (c) {
+        case 34:
+          return this.readString();
+        case 40:
+          return new EdnList(this.readSeq(41));
+        case 91:
+          return Object.freeze(this.readSeq(93));
+        case 123:
+          return this.readMap();
+        case 41:
+        case 93:
+        case 125:
+          this.fail(`unexpected '${String.fromCharCode(c)}': there is no open bracket for it here`);
+          break;
+        case 35: {
+          const d = t.charCodeAt(start + 1);
+          if (d === 95) {
+            this.pos += 2;
+            this.readForm();
+            continue;
+          }
+          if (d === 123) {
+            this.pos++;
+            return this.readSet();
+          }
+          return this.readTagged();
+        }
+        case 92:
+          this.fail('character literals (\\c) are not supported; use a string');
+          break;
+        case 94:
+          this.fail('metadata (^) is not supported');
+          break;
+        default:
+          return this.readToken();
+      }
+    }
+  }
+
+  enter(): void {
+    if (++this.depth > MAX_DEPTH) {
+      this.fail(`collections are nested more than ${MAX_DEPTH} deep`, this.pos, `canonical EDN allows at most ${MAX_DEPTH} levels of nesting`);
+    }
+  }
+
+  readSeq(close: number): EdnValue[] {
+    const opener = this.pos;
+    this.enter();
+    this.pos++;
+    const items: EdnValue[] = [];
+    for (;;) {
+      const v = this.readItem(close, opener);
+      if (v === CLOSED) break;
+      items.push(v as EdnValue);
+    }
+    this.depth--;
+    return items;
+  }
+
+  readMap(): EdnMap {
+    const opener = this.pos;
+    this.enter();
+    this.pos++;
+    const entries: (readonly [string, EdnValue, EdnValue])[] = [];
+    const seen = new Set<string>();
+    for (;;) {
+      const k = this.readItem(125, opener);
+      if (k === CLOSED) break;
+      const keyAt = this.itemStart;
+      const v = this.readItem(125, opener);
+      if (v === CLOSED) this.fail(`a map needs an even number of forms: the key ${emit(k as EdnValue)} has no value`, this.pos - 1);
+      const text = emit(k as EdnValue);
+      const id = holdsList(k as EdnValue) ? equalityText(k as EdnValue) : text;
+      if (seen.has(id)) this.fail(`duplicate map key ${text}`, keyAt, 'EDN forbids repeated keys in a map literal; keep one');
+      seen.add(id);
+      entries.push([text, k as EdnValue, v as EdnValue]);
+    }
+    this.depth--;
+    return EdnMap.fromKeyed(entries);
+  }
+
+  readSet(): EdnSet {
+    const opener = this.pos - 1;
+    this.enter();
+    this.pos++;
+    const members: (readonly [string, EdnValue])[] = [];
+    const seen = new Set<string>();
+    for (;;) {
+      const v = this.readItem(125, opener);
+      if (v === CLOSED) break;
+      const text = emit(v as EdnValue);
+      const id = holdsList(v as EdnValue) ? equalityText(v as EdnValue) : text;
+      if (seen.has(id)) this.fail(`duplicate set member ${text}`, this.itemStart, 'EDN forbids repeated members in a set literal; keep one');
+      seen.add(id);
+      members.push([text, v as EdnValue]);
+    }
+    this.depth--;
+    return EdnSet.fromKeyed(members);
+  }
+
+  readString(): string {
+    const t = this.text;
+    const start = this.pos;
+    let i = start + 1;
+    let chunk = i;
+    let out = '';
+    let escapedSurrogate = false;
+    for (;;) {
+      const c = t.charCodeAt(i);
+      if (Number.isNaN(c)) this.fail('unterminated string: no closing \'"\'', start);
+      if (c === 34) {
+        out += t.slice(chunk, i);
+        this.pos = i + 1;
+        break;
+      }
+      if (c !== 92) {
+        i++;
+        continue;
+      }
+      out += t.slice(chunk, i);
+      const e = t.charCodeAt(i + 1);
+      switch (e) {
+        case 116: out += '\t'; i += 2; break; // t
+        case 114: out += '\r'; i += 2; break; // r
+        case 110: out += '\n'; i += 2; break; // n
+        case 92: out += '\\'; i += 2; break;
+        case 34: out += '"'; i += 2; break;
+        case 98: out += '\b'; i += 2; break; // b
+        case 102: out += '\f'; i += 2; break; // f
+        case 117: { // u
+          const hex = t.slice(i + 2, i + 6);
+          if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail('a \\u escape needs exactly four hex digits', i);
+          const code = parseInt(hex, 16);
+          if (code >= 0xd800 && code <= 0xdfff) escapedSurrogate = true;
+          out += String.fromCharCode(code);
+          i += 6;
+          break;
+        }
+        default:
+          if (Number.isNaN(e)) this.fail('unterminated string: no closing \'"\'', start);
+          this.fail(
+            `unsupported escape \\${String.fromCodePoint(t.codePointAt(i + 1) ?? e)} in a string`,
+            i,
+            'strings support \\" \\\\ \\n \\t \\r \\f \\b and \\uXXXX',
+          );
+      }
+      chunk = i;
+    }
+    if (escapedSurrogate && LONE_SURROGATE.test(out)) {
+      this.fail('a \\u escape makes a lone UTF-16 surrogate (no character)', start, 'escape a surrogate pair as \\uD83D\\uDE00, or write the character itself');
+    }
+    return out;
+  }
+
+  /** The raw text of a token starting at `pos`, advancing past it. */
+  takeToken(): string {
+    const t = this.text;
+    const start = this.pos;
+    let p = start;
+    for (;;) {
+      const c = t.charCodeAt(p);
+      if (Number.isNaN(c) || endsToken(c)) break;
+      p++;
+    }
+    this.pos = p;
+    return t.slice(start, p);
+  }
+
+  readToken(): EdnValue {
+    const start = this.pos;
+    const tok = this.takeToken();
+    switch (tok) {
+      case 'nil':
+        return null;
+      case 'true':
+        return true;
+      case 'false':
+        return false;
+    }
+    const c0 = tok.charCodeAt(0);
+    const c1 = tok.charCodeAt(1);
+    const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+    if (isDigit(c0) || ((c0 === 43 || c0 === 45) && isDigit(c1))) return this.integer(tok, start);
+    const m = SYMBOL.exec(tok);
+    const ns = m?.[2];
+    const name = m?.[3];
+    if (!m || name === undefined || (ns !== undefined && ns.endsWith(':/')) || name.endsWith(':') || tok.indexOf('::', 1) !== -1 || tok.startsWith('::')) {
+      this.fail(`invalid token "${tok}"`, start, 'symbols and keywords start with a non-digit, use "/" at most as a namespace separator, and do not end with ":"');
+    }
+    return m[1] ? Keyword.of(tok.slice(1)) : EdnSymbol.of(tok);
+  }
+
+  integer(tok: string, start: number): bigint {
+    if (INTEGER.test(tok)) {
+      const n = BigInt(tok);
+      if (n < MIN_I64 || n > MAX_I64) {
+        this.fail(`integer ${tok} is outside the signed 64-bit range`, start, 'integers must fit in a signed 64-bit long');
+      }
+      return n;
+    }
+    let what = 'malformed number';
+    if (/^[+-]?\d+N$/.test(tok)) what = 'BigInt literals (N suffix) are not supported';
+    else if (/M$/.test(tok)) what = 'BigDecimal literals (M suffix) are not supported';
+    else if (/^[+-]?\d+\/\d+$/.test(tok)) what = 'ratios are not supported';
+    else if (/^[+-]?0[xX]/.test(tok)) what = 'hexadecimal integers are not supported';
+    else if (/^[+-]?\d+[rR]/.test(tok)) what = 'radix integers are not supported';
+    else if (/^[+-]?0\d+$/.test(tok)) what = 'integers with a leading zero (octal) are not supported';
+    else if (/^[+-]?\d+(\.\d*)?([eE][+-]?\d+)?$/.test(tok)) what = 'floating-point numbers are not supported';
+    this.fail(`${what}: "${tok}"`, start, 'write integers in decimal without leading zeros; canonical EDN has no floats');
+  }
+
+  readTagged(): EdnValue {
+    const start = this.pos;
+    const d = this.text.charCodeAt(start + 1);
+    if (Number.isNaN(d) || isWhitespace(d)) this.fail("a lone '#' is not a form", start);
+    if (d === 35) this.fail('symbolic values (##Inf, ##NaN) are not supported', start);
+    if (d === 34) this.fail('regular expressions (#"…") are not supported', start);
+    if (d === 58) this.fail('namespaced maps (#:ns{…}) are not supported', start);
+    if (endsToken(d)) this.fail(`unsupported dispatch '#${String.fromCharCode(d)}'`, start);
+    this.pos++;
+    const tag = this.takeToken();
+    if (tag !== 'inst' && tag !== 'uuid') {
+      this.fail(`unknown tag #${tag}`, start, 'only the #inst and #uuid tags are supported');
+    }
+    const value = this.readForm();
+    const valueAt = this.itemStartOf(start);
+    if (typeof value !== 'string') this.fail(`#${tag} must be followed by a string`, valueAt);
+    if (tag === 'uuid') {
+      if (!UUID_TEXT.test(value)) {
+        this.fail(`#uuid "${value}" is not a uuid of the form 8-4-4-4-12 hex digits`, valueAt);
+      }
+      return new Uuid(value.toLowerCase());
+    }
+    const ms = parseInstant(value);
+    if (typeof ms === 'string') this.fail(`#inst: ${ms}`, valueAt);
+    return new Instant(ms);
+  }
+
+  /** Offset of the first non-space character after the tag starting at `start` (for errors). */
+  itemStartOf(start: number): number {
+    let p = start + 1;
+    const t = this.text;
+    while (p < t.length && !endsToken(t.charCodeAt(p))) p++;
+    while (p < t.length && isWhitespace(t.charCodeAt(p))) p++;
+    return p;
+  }
+}
+
+/** 1-based line and column (in code points) of a UTF-16 offset. */
+export function positionOf(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.min(offset, text.length);
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  let column = 1;
+  for (let i = lineStart; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (!(c >= 0xdc00 && c <= 0xdfff && i > lineStart && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff)) column++;
+  }
+  return { line, column };
+}
+
+/**
+ * Read exactly one EDN form from `text`. `source` (a file name, an argument) is used in errors.
+ * Throws `TikError('edn/malformed')` with `where` and `position` for anything outside the subset.
+ */
+export function readEdn(text: string, source?: string): EdnValue {
+  const r = new Reader(text, source);
+  const bad = LONE_SURROGATE.exec(text);
+  if (bad) r.fail('the text holds a lone UTF-16 surrogate (not a character)', bad.index);
+  if (text.charCodeAt(0) === 0xfeff) r.fail('unexpected byte-order mark at the start of the text', 0, 'save the file as UTF-8 without a BOM');
+  const v = r.readItem(-1, 0);
+  if (v === EOF) r.fail('no form: the text is empty or holds only whitespace and comments');
+  const extra = r.readItem(-1, 0);
+  if (extra !== EOF) r.fail('more than one top-level form', r.itemStart, 'a tik EDN text holds exactly one form');
+  return v as EdnValue;
+}
+
+/** Offset of the first byte that is not part of well-formed UTF-8, or -1. */
+function firstInvalidUtf8(b: Uint8Array): number {
+  let i = 0;
+  const n = b.length;
+  while (i < n) {
+    const c = b[i] as number;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let min: number;
+    let cp: number;
+    if (c >= 0xc2 && c <= 0xdf) { need = 1; min = 0x80; cp = c & 0x1f; }
+    else if (c >= 0xe0 && c <= 0xef) { need = 2; min = 0x800; cp = c & 0x0f; }
+    else if (c >= 0xf0 && c <= 0xf4) { need = 3; min = 0x10000; cp = c & 0x07; }
+    else return i;
+    for (let k = 1; k <= need; k++) {
+      const d = b[i + k];
+      if (d === undefined || (d & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += need + 1;
+  }
+  return -1;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** `readEdn` over bytes, which must be well-formed UTF-8 (else `edn/malformed` at the bad byte). */
+export function readEdnBytes(bytes: Uint8Array, source?: string): EdnValue {
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    const at = firstInvalidUtf8(bytes);
+    const prefix = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes.subarray(0, Math.max(at, 0)));
+    throw new TikError('edn/malformed', `invalid UTF-8 at byte offset ${at}`, {
+      where: source,
+      position: positionOf(prefix, prefix.length),
+      hint: 'EDN files are UTF-8; re-save the file as UTF-8',
+    });
+  }
+  return readEdn(text, source);
+}
