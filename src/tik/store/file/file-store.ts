@@ -1,0 +1,348 @@
+/**
+ * The file store: upstream's exact on-disk layout (tik-model.md §1.9), so a tree written by
+ * upstream tik and one written by us are interchangeable byte for byte (and merge under git as a
+ * union of added files).
+ *
+ * Writes go through `writeFileAtomic` (temp file + rename), so a crash never leaves a partial
+ * event, sidecar or blob; every argument is checked before the first write.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { writeFileAtomic, type AtomicWriteHooks } from '../../../core/fs-atomic.js';
+import { CodedError } from '../../../core/errors.js';
+import {
+  allowedSignerLine,
+  fpr16,
+  parseAllowedSigners,
+  parsePublicKeyLine,
+  type AllowedSigner,
+} from '../../../core/sshsig.js';
+import { TikError } from '../../errors.js';
+import type { ActorEntry, EventStore, StoredEvent } from '../store.js';
+import { canonicalTextProblem } from '../canonical-text.js';
+import {
+  ACTOR_NAME,
+  EVENT_FILE,
+  SIDECAR_NAME,
+  PROCESS_NAME,
+  TICKET_UUID,
+  checkBytesMatch,
+  checkContentId,
+  checkProcessName,
+  checkSidecarName,
+  checkTicket,
+  sha256Id,
+} from '../store-names.js';
+import {
+  actorsPath,
+  blobPath,
+  byHashDir,
+  byHashPath,
+  eventPath,
+  eventsDir,
+  namedProcessPath,
+  processesDir,
+  rolesPath,
+  sidecarPath,
+  ticketsDir,
+} from './file-layout.js';
+
+export interface FileStoreOptions {
+  /** Fault injection for tests: runs inside every atomic write, before the rename. */
+  readonly writeHooks?: AtomicWriteHooks;
+}
+
+/** Reads a file, or undefined if it does not exist. */
+async function readIfExists(path: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(path);
+  } catch (e) {
+    if (isMissing(e)) return undefined;
+    throw ioError(e, path);
+  }
+}
+
+async function listDir(path: string): Promise<string[]> {
+  try {
+    return await readdir(path);
+  } catch (e) {
+    if (isMissing(e)) return [];
+    throw ioError(e, path);
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (e) {
+    if (isMissing(e)) return false;
+    throw ioError(e, path);
+  }
+}
+
+function isMissing(e: unknown): boolean {
+  const code = (e as { code?: string } | null)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+function ioError(e: unknown, path: string): TikError {
+  const code = (e as { code?: string } | null)?.code ?? (e instanceof Error ? e.message : String(e));
+  return new TikError('store/io', `cannot access ${path} (${code})`, { where: path, cause: e, hint: 'check the path and its permissions' });
+}
+
+/** Reads many files with bounded concurrency (thousands of events must not exhaust descriptors). */
+async function readAll(paths: readonly string[], width = 64): Promise<Buffer[]> {
+  const out: Buffer[] = new Array<Buffer>(paths.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const i = next++;
+      try {
+        out[i] = await readFile(paths[i]!);
+      } catch (e) {
+        throw ioError(e, paths[i]!);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, paths.length) }, worker));
+  return out;
+}
+
+export class FileStore implements EventStore {
+  readonly kind = 'file' as const;
+  /** The store directory: the root, or `<root>/.tik` for a hidden store. */
+  readonly base: string;
+  private readonly hooks: AtomicWriteHooks;
+
+  constructor(base: string, options: FileStoreOptions = {}) {
+    this.base = base;
+    this.hooks = options.writeHooks ?? {};
+  }
+
+  get location(): string {
+    return this.base;
+  }
+
+  private async write(path: string, bytes: Uint8Array | string): Promise<void> {
+    try {
+      await writeFileAtomic(path, bytes, this.hooks);
+    } catch (e) {
+      if (e instanceof CodedError) throw e;
+      throw ioError(e, path);
+    }
+  }
+
+  // ── the log ──────────────────────────────────────────────────────────────────────────────
+
+  async append(ticket: string, id: string, bytes: Uint8Array): Promise<boolean> {
+    checkTicket(ticket);
+    checkContentId(id);
+    checkBytesMatch(id, bytes, `ticket ${ticket}`);
+    const path = eventPath(this.base, ticket, id);
+    if (await exists(path)) return false;
+    await this.write(path, bytes);
+    return true;
+  }
+
+  async events(ticket: string): Promise<readonly StoredEvent[]> {
+    checkTicket(ticket);
+    const dir = eventsDir(this.base, ticket);
+    const ids = (await listDir(dir)).flatMap((n) => {
+      const m = EVENT_FILE.exec(n);
+      return m ? [m[1]!] : [];
+    });
+    const bytes = await readAll(ids.map((id) => eventPath(this.base, ticket, id)));
+    return ids.map((id, i) => Object.freeze({ id, bytes: new Uint8Array(bytes[i]!) }));
+  }
+
+  async ticketIds(): Promise<readonly string[]> {
+    const names = (await listDir(ticketsDir(this.base))).filter((n) => TICKET_UUID.test(n));
+    const dirs = await Promise.all(
+      names.map(async (n) => {
+        try {
+          return (await stat(`${ticketsDir(this.base)}/${n}`)).isDirectory();
+        } catch {
+          return false;
+        }
+      }),
+    );
+    return names.filter((_, i) => dirs[i]).sort();
+  }
+
+  async hasEvent(ticket: string, id: string): Promise<boolean> {
+    checkTicket(ticket);
+    checkContentId(id);
+    return exists(eventPath(this.base, ticket, id));
+  }
+
+  async eventBytes(ticket: string, id: string): Promise<Uint8Array | undefined> {
+    checkTicket(ticket);
+    checkContentId(id);
+    const b = await readIfExists(eventPath(this.base, ticket, id));
+    return b === undefined ? undefined : new Uint8Array(b);
+  }
+
+  // ── sidecars ─────────────────────────────────────────────────────────────────────────────
+
+  async putSidecar(ticket: string, name: string, bytes: Uint8Array): Promise<boolean> {
+    checkTicket(ticket);
+    checkSidecarName(name);
+    const path = sidecarPath(this.base, ticket, name);
+    const old = await readIfExists(path);
+    if (old !== undefined && old.equals(bytes)) return false;
+    await this.write(path, bytes);
+    return true;
+  }
+
+  async sidecarNames(ticket: string): Promise<readonly string[]> {
+    checkTicket(ticket);
+    return (await listDir(eventsDir(this.base, ticket))).filter((n) => SIDECAR_NAME.test(n)).sort();
+  }
+
+  async readSidecar(ticket: string, name: string): Promise<Uint8Array | undefined> {
+    checkTicket(ticket);
+    checkSidecarName(name);
+    const b = await readIfExists(sidecarPath(this.base, ticket, name));
+    return b === undefined ? undefined : new Uint8Array(b);
+  }
+
+  // ── blobs ────────────────────────────────────────────────────────────────────────────────
+
+  async putBlob(ticket: string, bytes: Uint8Array): Promise<string> {
+    checkTicket(ticket);
+    const hash = sha256Id(bytes);
+    const path = blobPath(this.base, ticket, hash);
+    if (!(await exists(path))) await this.write(path, bytes);
+    return hash;
+  }
+
+  async readBlob(ticket: string, hash: string): Promise<Uint8Array | undefined> {
+    checkTicket(ticket);
+    checkContentId(hash, 'blob hash');
+    const b = await readIfExists(blobPath(this.base, ticket, hash));
+    return b === undefined ? undefined : new Uint8Array(b);
+  }
+
+  // ── process definitions ──────────────────────────────────────────────────────────────────
+
+  async archiveProcess(canonicalText: string): Promise<string> {
+    const problem = canonicalTextProblem(canonicalText);
+    if (problem !== undefined) {
+      throw new TikError('store/not-canonical', `a definition to archive must be canonical: ${problem}`, {
+        where: 'processes/by-hash',
+        hint: 'archive emit(readEdn(text)), the canonical bytes the hash is taken over',
+      });
+    }
+    const hash = sha256Id(Buffer.from(canonicalText, 'utf8'));
+    const path = byHashPath(this.base, hash);
+    if (!(await exists(path))) await this.write(path, canonicalText);
+    return hash;
+  }
+
+  async readProcessByHash(hash: string): Promise<string | undefined> {
+    checkContentId(hash, 'process hash');
+    return (await readIfExists(byHashPath(this.base, hash)))?.toString('utf8');
+  }
+
+  async archivedProcessHashes(): Promise<readonly string[]> {
+    return (await listDir(byHashDir(this.base))).flatMap((n) => {
+      const m = EVENT_FILE.exec(n);
+      return m ? [m[1]!] : [];
+    }).sort();
+  }
+
+  async processSidecarNames(hash: string): Promise<readonly string[]> {
+    checkContentId(hash, 'process hash');
+    return (await listDir(byHashDir(this.base))).filter((n) => SIDECAR_NAME.exec(n)?.[1] === hash).sort();
+  }
+
+  async readProcessSidecar(hash: string, name: string): Promise<Uint8Array | undefined> {
+    checkContentId(hash, 'process hash');
+    checkSidecarName(name);
+    const b = await readIfExists(`${byHashDir(this.base)}/${name}`);
+    return b === undefined ? undefined : new Uint8Array(b);
+  }
+
+  async putProcessSidecar(hash: string, name: string, bytes: Uint8Array): Promise<boolean> {
+    checkContentId(hash, 'process hash');
+    checkSidecarName(name);
+    if (SIDECAR_NAME.exec(name)?.[1] !== hash) {
+      throw new TikError('store/bad-sidecar-name', `sidecar ${name} does not belong to ${hash}`, { where: 'processes/by-hash' });
+    }
+    const path = `${byHashDir(this.base)}/${name}`;
+    const old = await readIfExists(path);
+    if (old !== undefined && old.equals(bytes)) return false;
+    await this.write(path, bytes);
+    return true;
+  }
+
+  async readNamedProcess(name: string): Promise<string | undefined> {
+    checkProcessName(name);
+    return (await readIfExists(namedProcessPath(this.base, name)))?.toString('utf8');
+  }
+
+  async writeNamedProcess(name: string, text: string): Promise<void> {
+    checkProcessName(name);
+    await this.write(namedProcessPath(this.base, name), text);
+  }
+
+  async listProcesses(): Promise<readonly string[]> {
+    return (await listDir(processesDir(this.base)))
+      .filter((n) => n.endsWith('.edn') && !n.endsWith('.tests.edn'))
+      .map((n) => n.slice(0, -'.edn'.length))
+      .filter((n) => PROCESS_NAME.test(n))
+      .sort();
+  }
+
+  // ── trust and membership ─────────────────────────────────────────────────────────────────
+
+  async readRolesRegister(): Promise<string | undefined> {
+    return (await readIfExists(rolesPath(this.base)))?.toString('utf8');
+  }
+
+  async readActorsText(): Promise<string | undefined> {
+    return (await readIfExists(actorsPath(this.base)))?.toString('utf8');
+  }
+
+  async readActors(): Promise<readonly AllowedSigner[]> {
+    const text = await this.readActorsText();
+    if (text === undefined) return [];
+    try {
+      return parseAllowedSigners(text, actorsPath(this.base));
+    } catch (e) {
+      if (e instanceof CodedError) {
+        throw new TikError('store/bad-actors', e.message, { where: e.where, position: e.position, hint: e.hint, cause: e });
+      }
+      throw e;
+    }
+  }
+
+  async addActor(name: string, pubkeyLine: string): Promise<ActorEntry> {
+    if (typeof name !== 'string' || !ACTOR_NAME.test(name)) {
+      throw new TikError('store/bad-actor-name', `actor name ${JSON.stringify(name)} cannot be an allowed-signers principal`, {
+        where: 'actor',
+        hint: 'an actor name has no spaces, commas or quotes and does not start with #',
+      });
+    }
+    let parsed: ReturnType<typeof parsePublicKeyLine>;
+    try {
+      parsed = parsePublicKeyLine(pubkeyLine);
+    } catch (e) {
+      const c = e instanceof CodedError ? e : undefined;
+      throw new TikError('store/bad-public-key', `not an Ed25519 public key line: ${c?.message ?? String(e)}`, {
+        where: 'public key',
+        hint: c?.hint ?? 'pass the contents of an id_ed25519.pub file',
+        cause: e,
+      });
+    }
+    const { publicKey, comment } = parsed;
+    const line = allowedSignerLine(name, publicKey, comment);
+    const entry = Object.freeze({ name, fpr16: fpr16(publicKey.base64), line });
+    const current = await this.readActors(); // refuses to extend a broken file
+    if (current.some((a) => a.keyBase64 === publicKey.base64 && a.principals.includes(name))) return entry;
+    const text = (await this.readActorsText()) ?? '';
+    const sep = text === '' || text.endsWith('\n') ? '' : '\n';
+    await this.write(actorsPath(this.base), `${text}${sep}${line}\n`);
+    return entry;
+  }
+}

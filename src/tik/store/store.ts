@@ -1,0 +1,99 @@
+/**
+ * The EventStore contract (tik-model.md §8.1, upstream ADR 0020). Every backend (file, SQLite,
+ * PostgreSQL, memory) implements this one interface and passes the same contract suite.
+ *
+ * Rules every implementation keeps:
+ * - Append-only: an event, once stored, is never changed or removed.
+ * - Bytes, never a re-serialised parsed value: `eventBytes` returns exactly what `append` got.
+ * - `append` is idempotent by id, and refuses bytes that do not hash to the id (nothing written).
+ * - `events(ticket)` is unordered; the kernel orders by (at, id).
+ * - Bad input (a malformed id, ticket, name) throws `TikError` before anything is written.
+ * - Any index or cache is disposable.
+ *
+ * Beside the log, a store holds the files a derivation and `verify` read: artifact blobs, the
+ * process archive (`processes/by-hash`), named definitions, `roles.edn` and `actors`.
+ */
+import type { AllowedSigner } from '../../core/sshsig.js';
+
+/** One stored event: its content address and its exact bytes. */
+export interface StoredEvent {
+  readonly id: string;
+  readonly bytes: Uint8Array;
+}
+
+/** One actors line added by `addActor`. */
+export interface ActorEntry {
+  readonly name: string;
+  readonly fpr16: string;
+  /** The line as written to `actors`. */
+  readonly line: string;
+}
+
+export type StoreKind = 'file' | 'sqlite' | 'postgres' | 'memory';
+
+export interface EventStore {
+  readonly kind: StoreKind;
+  /** Where the store lives, for messages (a directory, a database file or URL). */
+  readonly location: string;
+
+  // ── the log ────────────────────────────────────────────────────────────────────────────────
+  /**
+   * Stores `bytes` as event `id` of `ticket`. Returns true if it was new, false if an event with
+   * that id was already there (idempotent). Throws `store/hash-mismatch` if the bytes do not
+   * hash to `id`, `store/bad-id` or `store/bad-ticket` for malformed arguments.
+   */
+  append(ticket: string, id: string, bytes: Uint8Array): Promise<boolean>;
+  /** All events of a ticket, in no particular order; empty for an unknown ticket. */
+  events(ticket: string): Promise<readonly StoredEvent[]>;
+  /** Every ticket that has a directory/rows in the store (lower-case uuids), sorted. */
+  ticketIds(): Promise<readonly string[]>;
+  hasEvent(ticket: string, id: string): Promise<boolean>;
+  /** The exact bytes appended, or undefined if the event is absent. */
+  eventBytes(ticket: string, id: string): Promise<Uint8Array | undefined>;
+
+  // ── sidecars: signatures and witnesses beside events (`<id>.sig.<fpr16>`, `<id>.witness.<fpr16>`)
+  /** Stores a sidecar; returns false if one with that name and these bytes was already there. */
+  putSidecar(ticket: string, name: string, bytes: Uint8Array): Promise<boolean>;
+  /** Sidecar names of a ticket, sorted. */
+  sidecarNames(ticket: string): Promise<readonly string[]>;
+  readSidecar(ticket: string, name: string): Promise<Uint8Array | undefined>;
+
+  // ── blobs: artifact bytes, addressed by `sha256-<hex>` of the raw bytes ─────────────────────
+  /** Stores a blob under the ticket and returns its hash (idempotent). */
+  putBlob(ticket: string, bytes: Uint8Array): Promise<string>;
+  readBlob(ticket: string, hash: string): Promise<Uint8Array | undefined>;
+
+  // ── process definitions ─────────────────────────────────────────────────────────────────
+  /**
+   * Archives a CANONICAL definition text at `processes/by-hash/<hash>.edn` and returns the hash.
+   * Refuses (`store/not-canonical`) text that is not the canonical emission of what it parses to.
+   */
+  archiveProcess(canonicalText: string): Promise<string>;
+  /** The archived definition text, or undefined. The caller checks that it hashes to `hash`. */
+  readProcessByHash(hash: string): Promise<string | undefined>;
+  /** Hashes of every archived definition, sorted (names in `by-hash/` that look like ids). */
+  archivedProcessHashes(): Promise<readonly string[]>;
+  /** Sidecar names beside an archived definition (`<hash>.sig.<fpr16>`), sorted. */
+  processSidecarNames(hash: string): Promise<readonly string[]>;
+  readProcessSidecar(hash: string, name: string): Promise<Uint8Array | undefined>;
+  putProcessSidecar(hash: string, name: string, bytes: Uint8Array): Promise<boolean>;
+  /** The named (mutable, hand-written) definition `processes/<name>.edn`, or undefined. */
+  readNamedProcess(name: string): Promise<string | undefined>;
+  /** Writes `processes/<name>.edn` (a hand-written definition; not checked for canonical form). */
+  writeNamedProcess(name: string, text: string): Promise<void>;
+  /** Names of the named definitions (file stems, excluding `*.tests.edn`), sorted. */
+  listProcesses(): Promise<readonly string[]>;
+
+  // ── trust and membership ──────────────────────────────────────────────────────────────────
+  /** The text of `roles.edn`, or undefined if the store has none. */
+  readRolesRegister(): Promise<string | undefined>;
+  /** The raw text of `actors`, or undefined. */
+  readActorsText(): Promise<string | undefined>;
+  /** The parsed `actors` allowed-signers lines (empty if there is no file). */
+  readActors(): Promise<readonly AllowedSigner[]>;
+  /**
+   * Appends `<name> namespaces="tik-*" ssh-ed25519 <b64> [comment]` to `actors` from a public key
+   * line (a `.pub` file's contents). Idempotent: the same name and key are not added twice.
+   */
+  addActor(name: string, pubkeyLine: string): Promise<ActorEntry>;
+}

@@ -1,0 +1,163 @@
+/**
+ * The EventStore contract suite (tik-model.md §8.1). Every backend runs it with a factory for a
+ * fresh, empty store; part 2's SQLite, PostgreSQL and memory stores reuse it unchanged.
+ */
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { EventStore } from '../../../src/tik/store/store.js';
+
+export interface ContractFixture {
+  readonly store: EventStore;
+  /** Removes whatever the store created. */
+  readonly cleanup: () => Promise<void>;
+}
+
+const T1 = '018f2f6e-7c1a-7000-8000-000000000001';
+const T2 = '018f2f6e-7c1a-7000-8000-000000000002';
+
+export const idOf = (bytes: Uint8Array | string): string => `sha256-${createHash('sha256').update(bytes).digest('hex')}`;
+
+export function eventBytesFor(n: number, ticket = T1): Uint8Array {
+  return Buffer.from(`{:event/actor "a" :event/at #inst "2026-07-08T10:00:0${n % 10}Z" :event/body {:n ${n}} :event/parents #{} :event/ticket #uuid "${ticket}" :event/type :fact/assert}`, 'utf8');
+}
+
+const FPR = 'e8290a63236755f2';
+
+async function withStore(make: () => Promise<ContractFixture>, body: (s: EventStore) => Promise<void>): Promise<void> {
+  const fx = await make();
+  try {
+    await body(fx.store);
+  } finally {
+    await fx.cleanup();
+  }
+}
+
+async function expectCode(p: Promise<unknown>, code: string): Promise<void> {
+  await expect(p).rejects.toMatchObject({ code });
+}
+
+export function describeEventStoreContract(name: string, make: () => Promise<ContractFixture>): void {
+  describe(`EventStore contract: ${name}`, () => {
+    it('an appended event reads back with exactly its bytes', () =>
+      withStore(make, async (s) => {
+        const b = eventBytesFor(1);
+        const id = idOf(b);
+        expect(await s.append(T1, id, b)).toBe(true);
+        expect(Buffer.from((await s.eventBytes(T1, id))!).equals(Buffer.from(b))).toBe(true);
+        expect(await s.hasEvent(T1, id)).toBe(true);
+        expect(await s.ticketIds()).toEqual([T1]);
+      }));
+
+    it('append is idempotent by id', () =>
+      withStore(make, async (s) => {
+        const b = eventBytesFor(2);
+        const id = idOf(b);
+        expect(await s.append(T1, id, b)).toBe(true);
+        expect(await s.append(T1, id, b)).toBe(false);
+        expect((await s.events(T1)).map((e) => e.id)).toEqual([id]);
+      }));
+
+    it('append refuses bytes that do not hash to the id, and writes nothing', () =>
+      withStore(make, async (s) => {
+        const b = eventBytesFor(3);
+        await expectCode(s.append(T1, idOf(eventBytesFor(4)), b), 'store/hash-mismatch');
+        expect(await s.ticketIds()).toEqual([]);
+        expect(await s.hasEvent(T1, idOf(eventBytesFor(4)))).toBe(false);
+      }));
+
+    it('malformed ids and tickets are refused before anything is written', () =>
+      withStore(make, async (s) => {
+        const b = eventBytesFor(5);
+        await expectCode(s.append(T1, idOf(b).toUpperCase(), b), 'store/bad-id');
+        await expectCode(s.append(T1, 'sha1-abc', b), 'store/bad-id');
+        await expectCode(s.append('../../etc', idOf(b), b), 'store/bad-ticket');
+        await expectCode(s.append(T1.toUpperCase(), idOf(b), b), 'store/bad-ticket');
+        await expectCode(s.putSidecar(T1, '../x', b), 'store/bad-sidecar-name');
+        await expectCode(s.putSidecar(T1, `${idOf(b)}.edn`, b), 'store/bad-sidecar-name');
+        await expectCode(s.eventBytes(T1, 'nope'), 'store/bad-id');
+        await expectCode(s.readBlob(T1, '../../actors'), 'store/bad-id');
+        await expectCode(s.readNamedProcess('../actors'), 'store/bad-process-name');
+        await expectCode(s.readProcessByHash('sha256-xyz'), 'store/bad-id');
+        expect(await s.ticketIds()).toEqual([]);
+      }));
+
+    it('events are per ticket and unknown tickets read empty', () =>
+      withStore(make, async (s) => {
+        const a = eventBytesFor(6, T1);
+        const b = eventBytesFor(7, T2);
+        await s.append(T1, idOf(a), a);
+        await s.append(T2, idOf(b), b);
+        expect((await s.events(T1)).map((e) => e.id)).toEqual([idOf(a)]);
+        expect((await s.events(T2)).map((e) => e.id)).toEqual([idOf(b)]);
+        expect(await s.events('018f2f6e-7c1a-7000-8000-0000000000ff')).toEqual([]);
+        expect(await s.hasEvent(T2, idOf(a))).toBe(false);
+        expect(await s.eventBytes(T2, idOf(a))).toBeUndefined();
+        expect(await s.ticketIds()).toEqual([T1, T2]);
+      }));
+
+    it('law: the stored set is the union of appends, whatever their order and repetition', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.nat({ max: 7 }), { minLength: 1, maxLength: 12 }), async (ns) => {
+          await withStore(make, async (s) => {
+            for (const n of ns) await s.append(T1, idOf(eventBytesFor(n)), eventBytesFor(n));
+            const got = await s.events(T1);
+            const want = [...new Set(ns)].map((n) => idOf(eventBytesFor(n))).sort();
+            expect(got.map((e) => e.id).sort()).toEqual(want);
+            for (const e of got) expect(idOf(e.bytes)).toBe(e.id);
+          });
+        }),
+        { numRuns: 15 },
+      );
+    });
+
+    it('sidecars are stored, listed and read back; putting the same bytes twice is a no-op', () =>
+      withStore(make, async (s) => {
+        const b = eventBytesFor(8);
+        const id = idOf(b);
+        await s.append(T1, id, b);
+        const name = `${id}.sig.${FPR}`;
+        const sig = Buffer.from('-----BEGIN SSH SIGNATURE-----\nabc\n-----END SSH SIGNATURE-----\n');
+        expect(await s.putSidecar(T1, name, sig)).toBe(true);
+        expect(await s.putSidecar(T1, name, sig)).toBe(false);
+        expect(await s.sidecarNames(T1)).toEqual([name]);
+        expect(Buffer.from((await s.readSidecar(T1, name))!).equals(sig)).toBe(true);
+        expect(await s.readSidecar(T1, `${id}.witness.${FPR}`)).toBeUndefined();
+        // sidecars are not events
+        expect((await s.events(T1)).map((e) => e.id)).toEqual([id]);
+      }));
+
+    it('blobs are addressed by the hash of their raw bytes', () =>
+      withStore(make, async (s) => {
+        const bytes = Buffer.from('#!/bin/sh\necho crash\n');
+        const hash = await s.putBlob(T1, bytes);
+        expect(hash).toBe(idOf(bytes));
+        expect(await s.putBlob(T1, bytes)).toBe(hash);
+        expect(Buffer.from((await s.readBlob(T1, hash))!).equals(bytes)).toBe(true);
+        expect(await s.readBlob(T1, idOf('other'))).toBeUndefined();
+      }));
+
+    it('archives canonical definitions by hash and refuses non-canonical text', () =>
+      withStore(make, async (s) => {
+        const text = '{:process/id :p :process/stages [{:stage/id :a}] :process/version 1}';
+        const hash = await s.archiveProcess(text);
+        expect(hash).toBe(idOf(text));
+        expect(await s.archiveProcess(text)).toBe(hash);
+        expect(await s.readProcessByHash(hash)).toBe(text);
+        expect(await s.archivedProcessHashes()).toEqual([hash]);
+        await expectCode(s.archiveProcess(`${text}\n`), 'store/not-canonical');
+        await expectCode(s.archiveProcess('{:process/version 1 :process/id :p}'), 'store/not-canonical');
+        await expectCode(s.archiveProcess('{:a'), 'store/not-canonical');
+        expect(await s.archivedProcessHashes()).toEqual([hash]);
+      }));
+
+    it('named definitions are listed by stem, tests files excluded', () =>
+      withStore(make, async (s) => {
+        expect(await s.readNamedProcess('support-request')).toBeUndefined();
+        await s.writeNamedProcess('support-request', ';; hand written\n{:process/id :support-request}\n');
+        await s.writeNamedProcess('track', '{:process/id :track}');
+        expect(await s.readNamedProcess('support-request')).toBe(';; hand written\n{:process/id :support-request}\n');
+        expect(await s.listProcesses()).toEqual(['support-request', 'track']);
+      }));
+  });
+}
