@@ -1,0 +1,124 @@
+/**
+ * SqlClient over a pg Pool, plus LISTEN through a dedicated connection. int8 values (COUNT(*),
+ * BIGINT columns) are returned as numbers when they are safe integers, as strings otherwise; the
+ * parser is scoped to this pool, not installed globally.
+ */
+import pg from 'pg';
+import { CodedError } from '../errors.js';
+import { toPostgresPlaceholders } from './placeholders.js';
+import type { ListeningSqlClient, SqlExecutor, SqlRow, SqlValue } from './sql-client.js';
+import { redactUrl } from './sql-url.js';
+
+export interface PostgresClientOptions {
+  readonly max?: number;
+  readonly min?: number;
+  /** Called with errors of idle pool connections or of a LISTEN connection (they must not crash the process). */
+  readonly onBackgroundError?: (e: Error) => void;
+}
+
+const INT8 = 20;
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 && format !== 'binary') {
+      return (v: string) => {
+        const n = Number(v);
+        return Number.isSafeInteger(n) ? n : v;
+      };
+    }
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+export async function openPostgresClient(url: string, options: PostgresClientOptions = {}): Promise<ListeningSqlClient> {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 5, min: options.min ?? 0, types });
+  const onError = options.onBackgroundError ?? (() => undefined);
+  pool.on('error', onError);
+  try {
+    const c = await pool.connect();
+    c.release();
+  } catch (e) {
+    await pool.end().catch(() => undefined);
+    throw new CodedError('SQL_CONNECT', `cannot connect to PostgreSQL at ${redactUrl(url)}: ${(e as Error).message}`, {
+      hint: 'check the URL, that the server is up, and the credentials',
+      cause: e,
+    });
+  }
+  return new PostgresClient(pool, url, onError);
+}
+
+class PostgresClient implements ListeningSqlClient {
+  readonly dialect = 'postgres' as const;
+  private readonly listeners = new Set<pg.Client>();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+    private readonly onError: (e: Error) => void,
+  ) {}
+
+  query<R extends SqlRow = SqlRow>(sql: string, params: readonly SqlValue[] = []): Promise<R[]> {
+    return executor(this.pool).query<R>(sql, params);
+  }
+
+  run(sql: string, params: readonly SqlValue[] = []): Promise<{ readonly rowCount: number }> {
+    return executor(this.pool).run(sql, params);
+  }
+
+  exec(script: string): Promise<void> {
+    return executor(this.pool).exec(script);
+  }
+
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await fn(executor(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
+    const client = new pg.Client({ connectionString: this.url, types });
+    client.on('error', this.onError);
+    await client.connect();
+    client.on('notification', (m) => {
+      if (m.channel === channel) onNotify(m.payload ?? '');
+    });
+    await client.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+    this.listeners.add(client);
+    return async () => {
+      if (!this.listeners.delete(client)) return;
+      await client.end().catch(() => undefined);
+    };
+  }
+
+  async close(): Promise<void> {
+    const ls = [...this.listeners];
+    this.listeners.clear();
+    await Promise.all(ls.map((c) => c.end().catch(() => undefined)));
+    await this.pool.end();
+  }
+}
+
+function executor(q: pg.Pool | pg.PoolClient): SqlExecutor {
+  return {
+    dialect: 'postgres',
+    async query<R extends SqlRow>(sql: string, params: readonly SqlValue[] = []): Promise<R[]> {
+      const r = await q.query(toPostgresPlaceholders(sql), params as unknown[]);
+      return r.rows as R[];
+    },
+    async run(sql: string, params: readonly SqlValue[] = []) {
+      const r = await q.query(toPostgresPlaceholders(sql), params as unknown[]);
+      return { rowCount: r.rowCount ?? 0 };
+    },
+    async exec(script: string) {
+      await q.query(script);
+    },
+  };
+}
