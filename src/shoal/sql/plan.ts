@@ -1,0 +1,51 @@
+import type { GovernanceCatalog } from './catalog.js';
+import { generateFor } from './generate.js';
+import { governStatement } from './govern.js';
+import type { OutputColumn } from './output-columns.js';
+import { parseQuery } from './parse.js';
+import { type Route, type RouteOptions, decideRoute } from './route.js';
+import type { SessionVars } from './session-vars.js';
+import { validateStatement } from './validate.js';
+
+export interface PlanRequest {
+  readonly sql: string;
+  readonly role: string;
+  /** Session variables, e.g. `{'provisa.user_region': 'EU'}` (read by `current_setting`). */
+  readonly vars?: SessionVars;
+}
+
+/** A governed query, rendered for the route it will run on. */
+export interface GovernedPlan {
+  readonly route: Route;
+  /** SQL generated for the route: DuckDB over engine names, or the source's dialect over its own names. */
+  readonly sql: string;
+  /** Result columns with PostgreSQL's names (every route aliases them identically); type when known. */
+  readonly columns: readonly OutputColumn[];
+  /** Keys (`<domain>.<table>`) of the catalog tables read. */
+  readonly tables: readonly string[];
+  /** The row cap applied (the query returns at most this many rows), if any. */
+  readonly rowCap?: number;
+  /** Why this route was chosen. */
+  readonly routeReason: string;
+}
+
+/**
+ * parse → validate → govern → route → generate. Every failure is a ShoalError with a stable
+ * code (SQL_SYNTAX, SQL_NOT_SELECT, SQL_UNKNOWN_TABLE, SQL_UNKNOWN_COLUMN, SQL_COLUMN_NOT_VISIBLE,
+ * SQL_UNKNOWN_ROLE, SQL_MISSING_VAR, …), a position where one exists, and a hint.
+ */
+export function planQuery(req: PlanRequest, catalog: GovernanceCatalog, options: RouteOptions = {}): GovernedPlan {
+  const stmt = parseQuery(req.sql);
+  validateStatement(stmt, req.sql);
+  const gov = governStatement(stmt, catalog, req.role, req.vars ?? {}, req.sql);
+  const decision = decideRoute(gov, options);
+  const sql = generateFor(gov, decision.target);
+  return {
+    route: decision.route,
+    sql,
+    columns: gov.columns,
+    tables: gov.tables.map((t) => t.tableKey),
+    ...(gov.rowCap !== undefined ? { rowCap: gov.rowCap } : {}),
+    routeReason: decision.reason,
+  };
+}
