@@ -76,9 +76,26 @@ export interface AllowedSigner {
   readonly line: number;
 }
 
+/** Why a verification failed, for callers that map failures to their own codes. */
+export type SshVerifyFailure =
+  /** The armour or blob does not parse. */
+  | 'malformed'
+  /** The signature is for another namespace than the one checked. */
+  | 'namespace'
+  /** A key or hash algorithm this module does not verify (fall back to ssh-keygen). */
+  | 'unsupported'
+  /** The signature does not match the bytes. */
+  | 'bad-signature'
+  /** The key is not in the allowed signers. */
+  | 'unknown-key'
+  /** The key is allowed, but for other principals. */
+  | 'wrong-principal'
+  /** The key is allowed for the principal, but not in this namespace. */
+  | 'namespace-not-allowed';
+
 export type SshVerifyResult =
   | { readonly ok: true; readonly publicKey: SshPublicKey; readonly principals: readonly string[] }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly failure: SshVerifyFailure; readonly reason: string; readonly publicKey?: SshPublicKey };
 
 function malformed(message: string, where?: string, hint?: string): CodedError {
   return new CodedError('sshsig/malformed', message, { where, hint });
@@ -252,22 +269,22 @@ export function verifySshSignature(armored: string | Uint8Array, message: Uint8A
   try {
     sig = parseSshSignature(armored);
   } catch (e) {
-    return { ok: false, reason: e instanceof Error ? e.message : String(e) };
+    return { ok: false, failure: 'malformed', reason: e instanceof Error ? e.message : String(e) };
   }
   if (sig.namespace !== namespace) {
-    return { ok: false, reason: `signature namespace is "${sig.namespace}", expected "${namespace}"` };
+    return { ok: false, failure: 'namespace', reason: `signature namespace is "${sig.namespace}", expected "${namespace}"` };
   }
   if (sig.hashAlgorithm !== 'sha512' && sig.hashAlgorithm !== 'sha256') {
-    return { ok: false, reason: `signature hash algorithm "${sig.hashAlgorithm}" is not sha256 or sha512` };
+    return { ok: false, failure: 'unsupported', reason: `signature hash algorithm "${sig.hashAlgorithm}" is not sha256 or sha512` };
   }
-  if (!sig.publicKey) return { ok: false, reason: `key type ${sig.publicKeyType} is not verified in process` };
+  if (!sig.publicKey) return { ok: false, failure: 'unsupported', reason: `key type ${sig.publicKeyType} is not verified in process` };
   if (sig.signatureType !== ED25519) {
-    return { ok: false, reason: `signature type "${sig.signatureType}" does not match key type ${ED25519}` };
+    return { ok: false, failure: 'malformed', reason: `signature type "${sig.signatureType}" does not match key type ${ED25519}` };
   }
-  if (sig.signature.length !== 64) return { ok: false, reason: 'an Ed25519 signature is 64 bytes' };
+  if (sig.signature.length !== 64) return { ok: false, failure: 'malformed', reason: 'an Ed25519 signature is 64 bytes' };
   const data = signedData(sig.namespace, sig.reserved, sig.hashAlgorithm, message);
   const good = cryptoVerify(null, data, nodePublicKey(sig.publicKey), sig.signature);
-  if (!good) return { ok: false, reason: 'signature does not match the bytes' };
+  if (!good) return { ok: false, failure: 'bad-signature', reason: 'signature does not match the bytes', publicKey: sig.publicKey };
   return { ok: true, publicKey: sig.publicKey, principals: [] };
 }
 
@@ -287,16 +304,54 @@ export function verifyAsPrincipal(
   if (!crypto.ok) return crypto;
   const byKey = allowed.filter((a) => !a.certAuthority && a.publicKey !== undefined && a.keyBase64 === crypto.publicKey.base64);
   if (byKey.length === 0) {
-    return { ok: false, reason: `key ${fpr16(crypto.publicKey.base64)} is not in the allowed signers` };
+    return { ok: false, failure: 'unknown-key', reason: `key ${fpr16(crypto.publicKey.base64)} is not in the allowed signers`, publicKey: crypto.publicKey };
   }
   const matching = byKey.filter((a) => matchPatternList(principal, a.principals));
   if (matching.length === 0) {
     const owners = [...new Set(byKey.flatMap((a) => a.principals))].join(', ');
-    return { ok: false, reason: `key ${fpr16(crypto.publicKey.base64)} belongs to ${owners}, not "${principal}"` };
+    return {
+      ok: false,
+      failure: 'wrong-principal',
+      reason: `key ${fpr16(crypto.publicKey.base64)} belongs to ${owners}, not "${principal}"`,
+      publicKey: crypto.publicKey,
+    };
   }
   const inNs = matching.filter((a) => a.namespaces === undefined || matchPatternList(namespace, a.namespaces));
   if (inNs.length === 0) {
-    return { ok: false, reason: `key ${fpr16(crypto.publicKey.base64)} of "${principal}" is not allowed namespace "${namespace}"` };
+    return {
+      ok: false,
+      failure: 'namespace-not-allowed',
+      reason: `key ${fpr16(crypto.publicKey.base64)} of "${principal}" is not allowed namespace "${namespace}"`,
+      publicKey: crypto.publicKey,
+    };
+  }
+  return { ok: true, publicKey: crypto.publicKey, principals: inNs.flatMap((a) => a.principals) };
+}
+
+/**
+ * `ssh-keygen -Y find-principals` plus verification: the signature must be valid, and on success
+ * `principals` are those whose allowed-signers lines list the key for `namespace`.
+ */
+export function verifyAnyPrincipal(
+  armored: string | Uint8Array,
+  message: Uint8Array,
+  namespace: string,
+  allowed: readonly AllowedSigner[],
+): SshVerifyResult {
+  const crypto = verifySshSignature(armored, message, namespace);
+  if (!crypto.ok) return crypto;
+  const byKey = allowed.filter((a) => !a.certAuthority && a.publicKey !== undefined && a.keyBase64 === crypto.publicKey.base64);
+  if (byKey.length === 0) {
+    return { ok: false, failure: 'unknown-key', reason: `key ${fpr16(crypto.publicKey.base64)} is not in the allowed signers`, publicKey: crypto.publicKey };
+  }
+  const inNs = byKey.filter((a) => a.namespaces === undefined || matchPatternList(namespace, a.namespaces));
+  if (inNs.length === 0) {
+    return {
+      ok: false,
+      failure: 'namespace-not-allowed',
+      reason: `key ${fpr16(crypto.publicKey.base64)} is not allowed namespace "${namespace}"`,
+      publicKey: crypto.publicKey,
+    };
   }
   return { ok: true, publicKey: crypto.publicKey, principals: inNs.flatMap((a) => a.principals) };
 }

@@ -15,6 +15,7 @@ import {
   parseSshSignature,
   signSshSignature,
   sshFingerprint,
+  verifyAnyPrincipal,
   verifyAsPrincipal,
   verifySshSignature,
   type SshPrivateKey,
@@ -99,7 +100,7 @@ describe('SSHSIG against the real ssh-keygen', () => {
     const good = verifySshSignature(theirs, message, 'tik-process');
     expect(good.ok && good.publicKey.base64).toBe(bob.publicKey.base64);
     const bad = verifySshSignature(theirs, Buffer.from('hellp'), 'tik-process');
-    expect(bad).toEqual({ ok: false, reason: 'signature does not match the bytes' });
+    expect(bad).toMatchObject({ ok: false, failure: 'bad-signature', reason: 'signature does not match the bytes' });
   });
 
   it('ssh-keygen rejects our signature for the wrong principal, namespace or bytes, as we do', () => {
@@ -108,14 +109,24 @@ describe('SSHSIG against the real ssh-keygen', () => {
     const allowed = `${allowedSignerLine('alice', alice.publicKey)}\n${allowedSignerLine('bob', bob.publicKey)}\n`;
     const signers = parseAllowedSigners(allowed);
     expect(sshVerify(allowed, 'bob', 'tik-event', ours, message).status).not.toBe(0);
-    expect(verifyAsPrincipal(ours, message, 'tik-event', 'bob', signers)).toEqual({
+    expect(verifyAsPrincipal(ours, message, 'tik-event', 'bob', signers)).toMatchObject({
       ok: false,
+      failure: 'wrong-principal',
       reason: `key ${fpr16(alice.publicKey.base64)} belongs to alice, not "bob"`,
     });
     const otherNs = signSshSignature(alice, message, 'git');
     const nsRestricted = `${allowedSignerLine('alice', alice.publicKey)}\n`;
     expect(sshVerify(nsRestricted, 'alice', 'git', otherNs, message).status).not.toBe(0);
-    expect(verifyAsPrincipal(otherNs, message, 'git', 'alice', parseAllowedSigners(nsRestricted)).ok).toBe(false);
+    expect(verifyAsPrincipal(otherNs, message, 'git', 'alice', parseAllowedSigners(nsRestricted))).toMatchObject({
+      ok: false,
+      failure: 'namespace-not-allowed',
+    });
+    expect(verifyAnyPrincipal(otherNs, message, 'git', parseAllowedSigners(nsRestricted))).toMatchObject({ failure: 'namespace-not-allowed' });
+    expect(verifyAnyPrincipal(ours, message, 'tik-event', signers)).toMatchObject({ ok: true, principals: ['alice'] });
+    expect(verifyAnyPrincipal(ours, message, 'tik-event', parseAllowedSigners(allowedSignerLine('bob', bob.publicKey)))).toMatchObject({
+      ok: false,
+      failure: 'unknown-key',
+    });
     expect(sshVerify(allowed, 'alice', 'tik-event', ours, Buffer.from('claim!')).status).not.toBe(0);
     expect(verifyAsPrincipal(ours, Buffer.from('claim!'), 'tik-event', 'alice', signers).ok).toBe(false);
     expect(verifyAsPrincipal(ours, message, 'tik-event', 'alice', signers)).toMatchObject({ ok: true, principals: ['alice'] });
@@ -139,7 +150,7 @@ describe('SSHSIG in process', () => {
             tampered[i] = tampered[i]! ^ (1 << flip % 8);
             expect(verifySshSignature(sig, tampered, ns).ok).toBe(false);
           }
-          expect(verifySshSignature(sig, message, `${ns}x`).ok).toBe(false);
+          expect(verifySshSignature(sig, message, `${ns}x`)).toMatchObject({ ok: false, failure: 'namespace' });
         },
       ),
       { numRuns: 100 },
@@ -165,7 +176,7 @@ describe('SSHSIG in process', () => {
     const raw = Buffer.from(body, 'base64');
     raw[raw.length - 5]! ^= 1;
     const wrapped = `-----BEGIN SSH SIGNATURE-----\n${raw.toString('base64')}\n-----END SSH SIGNATURE-----\n`;
-    expect(verifySshSignature(wrapped, Buffer.from('x'), 'tik-event')).toEqual({ ok: false, reason: 'signature does not match the bytes' });
+    expect(verifySshSignature(wrapped, Buffer.from('x'), 'tik-event')).toMatchObject({ ok: false, failure: 'bad-signature' });
   });
 
   it('garbage never throws from verify and throws a coded error from parse', () => {
