@@ -1,0 +1,40 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { isCodedError } from '../../core/errors.js';
+import { dataPlugin } from './data-plugin.js';
+import { errorBody, httpStatusFor } from './error-status.js';
+import { healthPlugin } from './health-plugin.js';
+import { MetricsRegistry } from './metrics.js';
+import type { QueryService } from './query-service.js';
+
+export interface AppOptions {
+  readonly service: QueryService;
+  readonly metrics?: MetricsRegistry;
+  /** pino logger options, or false to disable request logging (tests). */
+  readonly logger?: boolean | object;
+  /** Extra plugins (e.g. the admin API) registered after the data and health routes. */
+  readonly plugins?: readonly ((app: FastifyInstance) => Promise<void>)[];
+}
+
+/** The HTTP face of one instance: a Fastify plugin per concern, one error mapping. */
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const metrics = opts.metrics ?? new MetricsRegistry();
+  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: 4 * 1024 * 1024 });
+  app.setErrorHandler((err, req, reply) => {
+    if (!isCodedError(err)) {
+      // Fastify's own client errors (body validation, malformed JSON, media type) keep their 4xx.
+      const status = (err as { statusCode?: number }).statusCode;
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        metrics.inc('shoal_errors_total', { status: String(status) });
+        return reply.code(status).send({ error: { code: 'BAD_REQUEST', message: (err as Error).message } });
+      }
+    }
+    const status = httpStatusFor(err);
+    if (status >= 500) req.log.error({ err }, 'request failed');
+    metrics.inc('shoal_errors_total', { status: String(status) });
+    return reply.code(status).send(errorBody(err));
+  });
+  await app.register(healthPlugin(opts.service, metrics));
+  await app.register(dataPlugin(opts.service, metrics));
+  for (const p of opts.plugins ?? []) await app.register(p);
+  return app;
+}

@@ -1,0 +1,102 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ShoalError } from '../errors.js';
+import { csvCell, toWireValue } from './json-value.js';
+import type { MetricsRegistry } from './metrics.js';
+import type { ColumnInfo, QueryService } from './query-service.js';
+
+interface SqlBody {
+  sql: string;
+  role?: string;
+  vars?: Record<string, string>;
+}
+
+const sqlBodySchema = {
+  type: 'object',
+  required: ['sql'],
+  additionalProperties: false,
+  properties: {
+    sql: { type: 'string', minLength: 1 },
+    role: { type: 'string', minLength: 1 },
+    vars: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+} as const;
+
+type Format = 'json' | 'ndjson' | 'csv';
+
+function pickFormat(accept: string | undefined): Format {
+  const a = (accept ?? '').toLowerCase();
+  if (a.includes('application/x-ndjson') || a.includes('application/ndjson')) return 'ndjson';
+  if (a.includes('text/csv')) return 'csv';
+  return 'json';
+}
+
+type Batch = readonly (readonly unknown[])[];
+
+/**
+ * Serialise a result as it streams. The first batch is pulled before the status line is sent,
+ * so errors at execution start still become a proper 4xx/5xx; a failure after that aborts the
+ * connection rather than ending a body that would look complete.
+ */
+async function* render(format: Format, columns: readonly ColumnInfo[], first: IteratorResult<Batch>, rest: AsyncIterator<Batch>): AsyncGenerator<string> {
+  let next = first;
+  if (format === 'json') {
+    yield `{"columns":${JSON.stringify(columns)},"rows":[`;
+    let sep = '';
+    while (!next.done) {
+      let chunk = '';
+      for (const row of next.value) {
+        chunk += sep + JSON.stringify(row.map(toWireValue));
+        sep = ',';
+      }
+      if (chunk) yield chunk;
+      next = await rest.next();
+    }
+    yield ']}';
+  } else if (format === 'ndjson') {
+    yield `${JSON.stringify({ columns })}\n`;
+    while (!next.done) {
+      let chunk = '';
+      for (const row of next.value) chunk += `${JSON.stringify(row.map(toWireValue))}\n`;
+      if (chunk) yield chunk;
+      next = await rest.next();
+    }
+  } else {
+    yield `${columns.map((c) => csvCell(c.name)).join(',')}\r\n`;
+    while (!next.done) {
+      let chunk = '';
+      for (const row of next.value) chunk += `${row.map(csvCell).join(',')}\r\n`;
+      if (chunk) yield chunk;
+      next = await rest.next();
+    }
+  }
+}
+
+const CONTENT_TYPE: Record<Format, string> = {
+  json: 'application/json; charset=utf-8',
+  ndjson: 'application/x-ndjson; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+};
+
+export function dataPlugin(service: QueryService, metrics: MetricsRegistry) {
+  return async function plugin(app: FastifyInstance): Promise<void> {
+    metrics.declare('shoal_queries_total', 'SQL queries received, by outcome');
+    app.post('/data/sql', { schema: { body: sqlBodySchema } }, async (req: FastifyRequest<{ Body: SqlBody }>, reply: FastifyReply) => {
+      if (!service.isReady()) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
+      const header = req.headers['x-provisa-role'];
+      const role = req.body.role ?? (Array.isArray(header) ? header[0] : header);
+      const controller = new AbortController();
+      req.raw.once('close', () => {
+        if (!reply.sent || !reply.raw.writableEnded) controller.abort();
+      });
+      const result = await service.query({ sql: req.body.sql, role, vars: req.body.vars ?? {} }, controller.signal);
+      const it = result.batches[Symbol.asyncIterator]();
+      const first = await it.next();
+      metrics.inc('shoal_queries_total', { outcome: 'ok' });
+      const format = pickFormat(req.headers.accept);
+      for (const [k, v] of Object.entries(result.headers ?? {})) reply.header(k, v);
+      reply.header('content-type', CONTENT_TYPE[format]);
+      return reply.send(Readable.from(render(format, result.columns, first, it)));
+    });
+  };
+}

@@ -1,0 +1,44 @@
+import { isCodedError } from '../../core/errors.js';
+
+/**
+ * The one table that maps error codes to HTTP status. Codes not listed are client errors when
+ * they are ours (400), and anything that is not a ShoalError is a 500 whose text is never echoed
+ * (an engine's raw message can contain row values).
+ */
+const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  SQL_SYNTAX: 400,
+  SQL_NOT_SELECT: 400,
+  SQL_UNSUPPORTED: 400,
+  SQL_UNKNOWN_TABLE: 404,
+  SQL_UNKNOWN_COLUMN: 400,
+  SQL_COLUMN_NOT_VISIBLE: 403,
+  SQL_TABLE_NOT_VISIBLE: 403,
+  SQL_UNKNOWN_ROLE: 403,
+  SQL_MISSING_VAR: 400,
+  ROLE_REQUIRED: 400,
+  ROLE_UNKNOWN: 403,
+  FORBIDDEN: 403,
+  BAD_REQUEST: 400,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  SOURCE_UNAVAILABLE: 503,
+  NOT_READY: 503,
+  QUERY_CANCELLED: 499,
+};
+
+export function httpStatusFor(e: unknown): number {
+  if (!isCodedError(e)) return 500;
+  return STATUS_BY_CODE[e.code] ?? (e.code.startsWith('INTERNAL') ? 500 : 400);
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; position?: { line: number; column: number }; hint?: string };
+}
+
+export function errorBody(e: unknown): ErrorBody {
+  if (!isCodedError(e)) return { error: { code: 'INTERNAL', message: 'internal error; see the server log' } };
+  const body: ErrorBody = { error: { code: e.code, message: e.message } };
+  if (e.position) body.error.position = { line: e.position.line, column: e.position.column };
+  if (e.hint) body.error.hint = e.hint;
+  return body;
+}

@@ -1,0 +1,34 @@
+/**
+ * What the HTTP layer needs from an instance. The instance (src/shoal/instance) implements it
+ * over the registry, engine and SQL pipeline; the server only speaks HTTP.
+ */
+export interface ColumnInfo {
+  readonly name: string;
+  readonly type: string;
+}
+
+export interface QueryRequest {
+  readonly sql: string;
+  readonly role: string | undefined;
+  readonly vars: Readonly<Record<string, string>>;
+}
+
+export interface QueryResult {
+  readonly columns: readonly ColumnInfo[];
+  /** Row batches in order; values are plain JS (see json-value.ts for the wire form). */
+  readonly batches: AsyncIterable<readonly (readonly unknown[])[]>;
+  /** Extra response headers (route, cache status, "served live" for an unmaterialized MV…). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface HealthReport {
+  readonly status: 'ok' | 'degraded';
+  readonly dependencies: Readonly<Record<string, 'ok' | 'unavailable'>>;
+}
+
+export interface QueryService {
+  /** True once the engine catalog has been built from the registry. */
+  isReady(): boolean;
+  health(): Promise<HealthReport>;
+  query(req: QueryRequest, signal: AbortSignal): Promise<QueryResult>;
+}
