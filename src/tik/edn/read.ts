@@ -139,8 +139,10 @@ class Reader {
         this.readForm();
         continue;
       }
-      this.itemStart = this.pos;
-      return this.readForm();
+      const start = this.pos;
+      const v = this.readForm();
+      this.itemStart = start;
+      return v;
     }
   }
 
