@@ -1,17 +1,9 @@
 #!/usr/bin/env node
 /**
- * The `tik` command. Verbs are registered here as they are built; `--help` lists only what exists.
+ * The `tik` command: runs the commander program against the real process and exits with its code
+ * (0 success, 1 failure, 2 usage error). See docs/tik.md.
  */
-import { Command } from 'commander';
-import { packageVersion } from '../../core/version.js';
+import { nodeIo } from './io.js';
+import { runTik } from './run.js';
 
-export function buildTikProgram(): Command {
-  const program = new Command('tik')
-    .description('tik: tickets as append-only sets of content-addressed events; stages are derived, never stored')
-    .version(packageVersion())
-    .option('--root <dir>', 'the store root (default: $TIK_ROOT or the current directory)')
-    .option('--actor <name>', 'who is acting (default: $TIK_ACTOR)');
-  return program;
-}
-
-await buildTikProgram().parseAsync(process.argv);
+process.exitCode = await runTik(process.argv.slice(2), nodeIo());

@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { fpr16 } from '../../../core/sshsig.js';
+import { TikError } from '../../errors.js';
+import { resolveTicket } from '../../store/resolve-ticket.js';
+import { signatureSidecarName } from '../../store/store-names.js';
+import type { CliContext } from '../context.js';
+import { envSigningKey, openStore, parseStoredEvents, signStoredEvent } from '../store-access.js';
+
+/**
+ * `tik sign [id] [--key FILE]`: sign the current actor's own unsigned events (namespace
+ * `tik-event`, sidecar `<id>.sig.<fpr16>`), in one ticket or all. Other actors' events are never
+ * signed: a signature claims authorship.
+ */
+export function registerSign(program: Command, ctx: CliContext): void {
+  program
+    .command('sign')
+    .description("sign the current actor's own unsigned events with an Ed25519 key")
+    .argument('[ticket]', 'ticket id or unique prefix (default: every ticket)')
+    .option('--key <file>', 'OpenSSH ed25519 private key (default: $TIK_KEY)')
+    .option('--json', 'print {signed: [{ticket, event, sidecar}]}')
+    .action(async (prefix: string | undefined, opts: { key?: string; json?: boolean }) => {
+      const key = envSigningKey(ctx, opts.key);
+      if (!key) {
+        throw new TikError('cli/usage', 'no signing key: pass --key FILE or set TIK_KEY', {
+          where: '--key',
+          hint: 'create one with ssh-keygen -t ed25519 -N "" -f tik-key, and register it with tik actor add <name> tik-key.pub',
+        });
+      }
+      const actor = ctx.actor();
+      const store = await openStore(ctx);
+      const tickets = prefix !== undefined ? [await resolveTicket(store, prefix)] : await store.ticketIds();
+      const fpr = fpr16(key.publicKey.base64);
+      const signed: { ticket: string; event: string; sidecar: string }[] = [];
+      for (const ticket of tickets) {
+        const events = parseStoredEvents(ticket, await store.events(ticket), store.location);
+        const existing = new Set(await store.sidecarNames(ticket));
+        for (const e of events) {
+          if (e.actor !== actor || existing.has(signatureSidecarName(e.id, fpr))) continue;
+          signed.push({ ticket, event: e.id, sidecar: await signStoredEvent(store, ticket, e.id, key) });
+        }
+      }
+      if (opts.json) ctx.json({ actor, fpr16: fpr, signed });
+      else {
+        for (const s of signed) ctx.out(`signed ${s.ticket} ${s.event}`);
+        ctx.out(`${signed.length} event${signed.length === 1 ? '' : 's'} signed as ${actor} (key ${fpr})`);
+      }
+    });
+}

@@ -1,0 +1,62 @@
+import { Command } from 'commander';
+import { packageVersion } from '../../core/version.js';
+import type { CliContext } from './context.js';
+import { registerActor } from './commands/actor.js';
+import { registerAttach } from './commands/attach.js';
+import { registerAttest } from './commands/attest.js';
+import { registerComment } from './commands/comment.js';
+import { registerDiff } from './commands/diff.js';
+import { registerDispute } from './commands/dispute.js';
+import { registerExplain } from './commands/explain.js';
+import { registerInit } from './commands/init.js';
+import { registerLint } from './commands/lint.js';
+import { registerLog } from './commands/log.js';
+import { registerLs } from './commands/ls.js';
+import { registerNew } from './commands/new.js';
+import { registerNext } from './commands/next.js';
+import { registerRetract } from './commands/retract.js';
+import { registerSet } from './commands/set.js';
+import { registerSign } from './commands/sign.js';
+import { registerStatus } from './commands/status.js';
+
+/**
+ * The `tik` commander program. Output goes through the context's IO; commander's own exits are
+ * turned into exceptions (`exitOverride`) so that `runTik` maps them to exit codes.
+ */
+export function buildTikProgram(ctx: CliContext): Command {
+  const program = new Command('tik')
+    .description('tik: tickets as append-only sets of content-addressed events; stages are derived, never stored')
+    .version(packageVersion())
+    .option('--root <dir>', 'the store root (default: $TIK_ROOT, else the nearest ancestor holding a store, else the cwd)')
+    .option('--actor <name>', 'who is acting (default: $TIK_ACTOR, else the OS user); for explain/next also a filter')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => ctx.io.out(s), writeErr: (s) => ctx.io.err(s) })
+    .showHelpAfterError('(run tik --help for usage)')
+    .addHelpText(
+      'after',
+      '\nEnvironment: TIK_ROOT (store root), TIK_ACTOR (actor), TIK_NOW (fix the clock, for tests), TIK_KEY (sign writes).\nExit codes: 0 success, 1 failure, 2 usage error.',
+    );
+  ctx.attach(program);
+  for (const register of [
+    registerInit,
+    registerNew,
+    registerSet,
+    registerRetract,
+    registerDispute,
+    registerAttach,
+    registerComment,
+    registerAttest,
+    registerStatus,
+    registerExplain,
+    registerLog,
+    registerDiff,
+    registerNext,
+    registerLs,
+    registerLint,
+    registerSign,
+    registerActor,
+  ]) {
+    register(program, ctx);
+  }
+  return program;
+}

@@ -1,0 +1,122 @@
+import type { ExplainResult, InboxResult, Roles } from '../kernel/index.js';
+import { emit } from '../edn/index.js';
+import type { EdnValue } from '../edn/value.js';
+import type { Json } from './json-value.js';
+import type { StatusView } from './lenses.js';
+import { reasonText } from './reason-text.js';
+import type { OpenTicket } from './store-access.js';
+
+/**
+ * Human renderings of the read verbs: readable at a glance (what stage, what is missing, who can
+ * supply it). Not a contract — scripts use `--json`.
+ */
+
+const pad = (s: string, n: number): string => (s.length >= n ? `${s} ` : s + ' '.repeat(n - s.length));
+const list = (x: Json | undefined): string => (Array.isArray(x) && x.length > 0 ? x.join(' ') : '(none)');
+
+export function renderStatus(view: StatusView, t: OpenTicket): string {
+  const j = view.json;
+  const p = j.process as { id: string | null; version: number | null; hash: string | null };
+  const lines: string[] = [];
+  lines.push(`ticket   ${t.ticket}  ${j.title ?? ''}`.trimEnd());
+  lines.push(`process  ${p.id ?? '?'} v${p.version ?? '?'}  ${p.hash ?? ''}`.trimEnd());
+  lines.push(`stage    ${list(j.current)}`);
+  lines.push(`reached  ${list(j.reached)}`);
+  if (t.missingParents.length > 0) lines.push(`log: INCOMPLETE, ${t.missingParents.length} parent event(s) missing: ${t.missingParents.join(' ')}`);
+  const facts = j.facts as Record<string, Record<string, Json>>;
+  const names = Object.keys(facts);
+  lines.push('facts');
+  if (names.length === 0) lines.push('  (none)');
+  const width = Math.max(0, ...names.map((n) => n.length)) + 2;
+  for (const name of names) {
+    const f = facts[name]!;
+    const status = String(f.status);
+    const value = f.value === null || f.value === undefined ? '' : String(f.value);
+    const by = f.by ? ` by ${String(f.by)}` : '';
+    const note = f.note !== undefined && f.note !== null ? ` (${String(f.note)})` : '';
+    lines.push(`  ${pad(name, width)}${status === 'present' ? value + by : `${status.toUpperCase()}${value ? ` ${value}` : ''}${by}${note}`}`);
+  }
+  const blocks = view.explained.blocks;
+  if (blocks.length > 0) {
+    lines.push('missing');
+    for (const b of blocks) {
+      lines.push(`  to reach ${b.stage}${b.impossible ? ' (impossible)' : ''}${b.hint ? ` — ${b.hint}` : ''}:`);
+      for (const r of b.missing) lines.push(`    ✗ ${reasonText(r, t.roles)}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+export function renderExplain(r: ExplainResult, roles: Roles, forActor: string | undefined): string {
+  const lines: string[] = [];
+  lines.push(`current  ${r.current.length > 0 ? [...r.current].join(' ') : '(none)'}`);
+  if (r.blocks.length === 0) lines.push(forActor ? `nothing ${forActor} can act on` : 'nothing is blocked on the frontier');
+  for (const b of r.blocks) {
+    lines.push(`To reach ${b.stage}:${b.impossible ? ' (impossible)' : ''}`);
+    if (b.hint) lines.push(`  hint: ${b.hint}`);
+    for (const g of b.satisfied) lines.push(`  ✓ ${emit(g)}`);
+    for (const m of b.missing) lines.push(`  ✗ ${reasonText(m, roles)}`);
+    if (b.blocks.length > 0) lines.push(`  blocks: ${b.blocks.join(' ')}`);
+    if (b.hidden > 0) lines.push(`  (${b.hidden} reason${b.hidden === 1 ? '' : 's'} hidden: not actionable by ${forActor ?? 'this actor'})`);
+  }
+  return lines.join('\n');
+}
+
+export function renderLog(entries: Json[], t: OpenTicket): string {
+  const lines: string[] = [];
+  for (const e of entries as Record<string, Json>[]) {
+    const derived = (e.derived as string[]).length > 0 ? `  → ${(e.derived as string[]).join(' ')}` : '';
+    const lost = (e.lost as string[]).length > 0 ? `  ✗ ${(e.lost as string[]).join(' ')}` : '';
+    lines.push(`${String(e.at)}  ${pad(String(e.actor), 10)}${pad(String(e.type), 18)}${summarise(e.body ?? null)}${derived}${lost}`);
+  }
+  if (t.missingParents.length > 0) lines.push(`log: INCOMPLETE, ${t.missingParents.length} parent event(s) missing`);
+  return lines.join('\n');
+}
+
+function summarise(body: Json): string {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return JSON.stringify(body);
+  const b = body as Record<string, Json>;
+  if (Array.isArray(b['fact/path'])) {
+    const path = (b['fact/path'] as string[]).map((s) => String(s).replace(/^:/, '')).join('.');
+    if ('fact/value' in b) return `${path} = ${JSON.stringify(b['fact/value'])}`;
+    if ('dispute/reason' in b) return `${path} ${b['dispute/withdraw?'] ? 'withdrawn' : 'disputed'}: ${JSON.stringify(b['dispute/reason'])}`;
+    return `${path}${b['retract/reason'] !== undefined ? ` (${JSON.stringify(b['retract/reason'])})` : ''}`;
+  }
+  if ('artifact/path' in b) return String(b['artifact/path']);
+  if ('ticket/title' in b) return `${JSON.stringify(b['ticket/title'])} ${String(b['ticket/process'] ?? '')}`;
+  if ('claim' in b) return `claim ${JSON.stringify(b.claim)}`;
+  return JSON.stringify(b);
+}
+
+export function renderDiff(d: Record<string, Json>): string {
+  const lines: string[] = [];
+  const w = d.window as { from: number; to: number };
+  lines.push(`last ${w.to - w.from} event(s)`);
+  lines.push(`gained   ${list(d.gained)}`);
+  lines.push(`lost     ${list(d.lost)}`);
+  for (const f of d.facts as Record<string, Json>[]) {
+    const show = (x: Json) => (x === null ? 'absent' : `${String((x as Record<string, Json>).status)} ${String((x as Record<string, Json>).value ?? '')}`.trim());
+    lines.push(`  ${String(f.path)}: ${show((f.before ?? null) as Json)} → ${show((f.after ?? null) as Json)}`);
+  }
+  return lines.join('\n');
+}
+
+export function renderLs(rows: Record<string, Json>[], hidden: number): string {
+  const lines = rows.map((r) => `${String(r.ticket).slice(0, 8)}  ${pad(String(r.process), 20)}${pad(list(r.current), 24)}${String(r.title ?? '')}`);
+  if (rows.length === 0) lines.push('(no open tickets)');
+  if (hidden > 0) lines.push(`(${hidden} settled ticket${hidden === 1 ? '' : 's'} hidden; --all shows them)`);
+  return lines.join('\n');
+}
+
+export function renderNext(r: InboxResult): string {
+  const lines: string[] = [];
+  for (const i of r.items) {
+    const who = i.who === 'anyone' ? 'anyone' : i.who.length > 0 ? i.who.join(', ') : `nobody (role ${i.role ?? '?'} has no members)`;
+    lines.push(`${emit([...i.action] as EdnValue)}  — ${who}${i.notActor ? ` (not ${i.notActor})` : ''}`);
+    for (const u of i.unlocks) lines.push(`    unlocks ${u.stage} on ${u.ticket.slice(0, 8)}${u.hint ? ` — ${u.hint}` : ''}`);
+  }
+  if (r.items.length === 0) lines.push('nothing to do');
+  if (r.waiting.length > 0) lines.push(`(${r.waiting.length} stage(s) waiting on time or other stages)`);
+  if (r.settled > 0) lines.push(`(${r.settled} settled ticket${r.settled === 1 ? '' : 's'} hidden; --all shows them)`);
+  return lines.join('\n');
+}

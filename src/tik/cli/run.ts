@@ -1,0 +1,40 @@
+import { CommanderError } from 'commander';
+import { isCodedError } from '../../core/errors.js';
+import type { CliIo } from './io.js';
+import { CliContext } from './context.js';
+import { buildTikProgram } from './program.js';
+
+/** Exit codes of the `tik` command. */
+export const EXIT = Object.freeze({ ok: 0, failure: 1, usage: 2 });
+
+/** Error codes that mean "the command line was wrong" (exit 2) rather than "the work failed". */
+const USAGE_CODES = new Set(['cli/usage', 'cli/bad-key', 'cli/bad-instant', 'cli/bad-value']);
+
+/**
+ * Run the `tik` command with `argv` (the arguments after the program name) against `io`.
+ * Returns the exit code; never throws and never prints a stack trace for bad input.
+ */
+export async function runTik(argv: readonly string[], io: CliIo): Promise<number> {
+  const ctx = new CliContext(io);
+  const program = buildTikProgram(ctx);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return ctx.exitCode;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // commander has already printed its message through configureOutput.
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;
+      if (e.exitCode === 0) return EXIT.ok;
+      return EXIT.usage;
+    }
+    if (isCodedError(e)) {
+      io.err(`tik: ${e.describe()}\n`);
+      return USAGE_CODES.has(e.code) ? EXIT.usage : EXIT.failure;
+    }
+    const message = e instanceof Error ? e.message : String(e);
+    io.err(`tik: internal error: ${message}\n`);
+    if (io.env.TIK_DEBUG && e instanceof Error && e.stack) io.err(`${e.stack}\n`);
+    else io.err('  hint: this is a bug in tik; set TIK_DEBUG=1 to see where it happened\n');
+    return EXIT.failure;
+  }
+}

@@ -1,0 +1,72 @@
+import { isCodedError } from '../../core/errors.js';
+import { readEdn } from '../edn/index.js';
+import { Keyword } from '../edn/value.js';
+import { parseProcess, reduce, resolveRoles, type ProcessDef, type Roles, type TikEvent } from '../kernel/index.js';
+import type { EventStore } from '../store/store.js';
+import type { CliContext } from './context.js';
+import { parseStoredEvents, readRegister } from './store-access.js';
+
+/** One ticket of a store-wide read (`ls`, `next`). */
+export interface LoadedTicket {
+  readonly ticket: string;
+  readonly events: readonly TikEvent[];
+  readonly def: ProcessDef;
+  readonly roles: Roles;
+}
+
+/**
+ * Load every ticket of the store for a cross-ticket lens. Definitions are parsed once per hash.
+ * A ticket that cannot be read (malformed event, bytes not matching the name, unresolvable
+ * definition) is reported on stderr and skipped, and the run exits 1; the others still show.
+ */
+export async function loadAllTickets(ctx: CliContext, store: EventStore): Promise<LoadedTicket[]> {
+  const register = await readRegister(store);
+  const defs = new Map<string, ProcessDef | undefined>();
+  const rolesByDef = new Map<ProcessDef, Roles>();
+  const out: LoadedTicket[] = [];
+  for (const ticket of await store.ticketIds()) {
+    try {
+      const events = parseStoredEvents(ticket, await store.events(ticket), store.location);
+      const state = reduce(events);
+      const hash = typeof state.processHash === 'string' ? state.processHash : undefined;
+      const name = state.process instanceof Keyword ? state.process.text : undefined;
+      const cacheKey = hash ?? `name:${name ?? ''}`;
+      let def = defs.get(cacheKey);
+      if (!defs.has(cacheKey)) {
+        def = await findDefinition(store, hash, name);
+        defs.set(cacheKey, def);
+      }
+      if (!def) {
+        ctx.warn(`ticket ${ticket}: its process definition cannot be found (${hash ?? name ?? 'no create event'}); skipped`);
+        ctx.fail(1);
+        continue;
+      }
+      let roles = rolesByDef.get(def);
+      if (!roles) {
+        roles = resolveRoles(def, register);
+        rolesByDef.set(def, roles);
+      }
+      out.push({ ticket, events, def, roles });
+    } catch (e) {
+      if (!isCodedError(e)) throw e;
+      ctx.warn(`ticket ${ticket}: ${e.describe()}`);
+      ctx.fail(1);
+    }
+  }
+  return out;
+}
+
+async function findDefinition(store: EventStore, hash: string | undefined, name: string | undefined): Promise<ProcessDef | undefined> {
+  if (hash !== undefined) {
+    const text = await store.readProcessByHash(hash);
+    if (text !== undefined) {
+      const def = parseProcess(readEdn(text, `processes/by-hash/${hash}.edn`), `processes/by-hash/${hash}.edn`);
+      if (def.hash === hash) return def;
+    }
+  }
+  if (name !== undefined) {
+    const text = await store.readNamedProcess(name).catch(() => undefined);
+    if (text !== undefined) return parseProcess(readEdn(text, `processes/${name}.edn`), `processes/${name}.edn`);
+  }
+  return undefined;
+}

@@ -1,0 +1,64 @@
+import { ednMap } from '../edn/index.js';
+import { Keyword, Uuid, type EdnMap, type EdnValue, type Instant } from '../edn/value.js';
+import { heads, mintEvent, type TikEvent } from '../kernel/index.js';
+import type { EventStore } from '../store/store.js';
+import type { CliContext } from './context.js';
+import { envSigningKey, signStoredEvent } from './store-access.js';
+
+/** One event a verb wants to write: its type and body; the envelope is filled in here. */
+export interface Intent {
+  readonly type: string;
+  /** The body, or a function of the event's `:at` (a comment's path names its own instant). */
+  readonly body: EdnMap | ((at: Instant) => EdnMap | Promise<EdnMap>);
+}
+
+/**
+ * Mint and append a chain of events to a ticket. The first event's parents are the ticket's
+ * current heads; each later one names the previous as its parent ("one chained assert each",
+ * §10). Instants come from the writer clock and are never earlier than a parent's (§2.5).
+ * Everything is minted (and so validated) before the first byte is written: a bad intent writes
+ * nothing. With `TIK_KEY` set, each new event is signed.
+ */
+export async function appendChain(
+  ctx: CliContext,
+  store: EventStore,
+  ticket: string,
+  existing: readonly TikEvent[],
+  intents: readonly Intent[],
+  /** Runs after every event is minted and before the first is written (e.g. archive a definition). */
+  beforeWrite?: () => Promise<void>,
+): Promise<TikEvent[]> {
+  const actor = ctx.actor();
+  const key = envSigningKey(ctx); // read before anything is written: a bad key writes nothing
+  const byId = new Map(existing.map((e) => [e.id, e] as const));
+  let parents = heads(existing);
+  let floor: Instant | undefined;
+  for (const p of parents) {
+    const at = byId.get(p)?.at;
+    if (at && (floor === undefined || at.ms > floor.ms)) floor = at;
+  }
+  const minted: { event: TikEvent; text: string }[] = [];
+  for (const intent of intents) {
+    const at = ctx.clock.next(floor);
+    const body = typeof intent.body === 'function' ? await intent.body(at) : intent.body;
+    const m = mintEvent({ ticket: new Uuid(ticket), type: Keyword.of(intent.type), actor, at, parents, body });
+    minted.push(m);
+    parents = [m.event.id];
+    floor = at;
+  }
+  if (beforeWrite) await beforeWrite();
+  for (const m of minted) {
+    await store.append(ticket, m.event.id, Buffer.from(m.text, 'utf8'));
+    if (key) await signStoredEvent(store, ticket, m.event.id, key);
+  }
+  return minted.map((m) => m.event);
+}
+
+/** Build a body map from keyword-named entries, skipping undefined values. */
+export function body(entries: Record<string, EdnValue | undefined>): EdnMap {
+  return ednMap(
+    Object.entries(entries)
+      .filter((e): e is [string, EdnValue] => e[1] !== undefined)
+      .map(([k, v]) => [Keyword.of(k), v] as const),
+  );
+}
