@@ -100,7 +100,7 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
     });
     // fresh copies: the same filter node must not be shared between two subqueries
     const filters = filterCache.get(table.tableKey)!.map((f) => paren(structuredClone(f)));
-    const inner = selectNode(projection, { table: tableNode(ph) }, filters.length ? filters.reduce((a, b) => and(a, b)) : undefined);
+    const inner = selectNode(projection, tableNode(ph), filters.length ? filters.reduce((a, b) => and(a, b)) : undefined);
     governed.set(inner, cols);
     const t = dataOf(node);
     replaceInPlace(node, {
