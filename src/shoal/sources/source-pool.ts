@@ -1,0 +1,57 @@
+/**
+ * One driver per source, opened on first use and replaced when the source's connection fields
+ * change (a rotated password, a moved host). Holds pools only: nothing durable.
+ */
+import { ShoalError } from '../errors.js';
+import { MysqlSource } from './mysql-source.js';
+import { PostgresSource } from './postgres-source.js';
+import type { SourceConnection, SourceDialect, SourceDriver } from './source-driver.js';
+import { SqliteSource } from './sqlite-source.js';
+
+function fingerprint(dialect: SourceDialect, c: SourceConnection): string {
+  return JSON.stringify([dialect, c.host, c.port, c.database, c.username, c.password, c.path]);
+}
+
+export class SourcePool {
+  private readonly drivers = new Map<string, { fingerprint: string; driver: SourceDriver }>();
+
+  constructor(private readonly env: Readonly<Record<string, string | undefined>> = process.env) {}
+
+  /** The driver for `conn`, (re)opened if its connection fields changed. */
+  driver(dialect: SourceDialect, conn: SourceConnection): SourceDriver {
+    const fp = fingerprint(dialect, conn);
+    const held = this.drivers.get(conn.id);
+    if (held !== undefined && held.fingerprint === fp) return held.driver;
+    if (held !== undefined) void held.driver.close().catch(() => undefined);
+    const driver = open(dialect, conn, this.env);
+    this.drivers.set(conn.id, { fingerprint: fp, driver });
+    return driver;
+  }
+
+  /** Close and forget drivers for sources not in `keep`. */
+  async retain(keep: ReadonlySet<string>): Promise<void> {
+    for (const [id, held] of [...this.drivers]) {
+      if (!keep.has(id)) {
+        this.drivers.delete(id);
+        await held.driver.close().catch(() => undefined);
+      }
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    await this.retain(new Set());
+  }
+}
+
+function open(dialect: SourceDialect, conn: SourceConnection, env: Readonly<Record<string, string | undefined>>): SourceDriver {
+  switch (dialect) {
+    case 'postgresql':
+      return new PostgresSource(conn, env);
+    case 'mysql':
+      return new MysqlSource(conn, env);
+    case 'sqlite':
+      return new SqliteSource(conn);
+    default:
+      throw new ShoalError('SOURCE_TYPE_UNSUPPORTED', `no driver for dialect ${String(dialect)}`, { where: `sources.${conn.id}` });
+  }
+}
