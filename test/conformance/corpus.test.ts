@@ -4,7 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { contentId, emit, readEdn } from '../../src/tik/edn/index.js';
-import { EdnMap, EdnSet, Instant, kw, type EdnValue } from '../../src/tik/edn/value.js';
+import type { EdnMap, EdnSet, Instant} from '../../src/tik/edn/value.js';
+import { kw, type EdnValue } from '../../src/tik/edn/value.js';
 import {
   currentStages,
   effectiveReached,

@@ -2,29 +2,34 @@
  * The kernel's one seam onto the Java-compatible durations (`duration.ts`) and the malli-subset
  * fact schemas (`schema.ts`), both written by the EDN helper. Guards and lint call only these.
  *
- * INTERIM: until `duration.ts`/`schema.ts` land, a minimal local version of both lives here.
+ * INTERIM: until `schema.ts` lands, a minimal local fact-schema validator lives here.
  */
 import { TikError } from '../errors.js';
 import { EdnMap, Keyword, type EdnValue } from '../edn/value.js';
 import { emit } from './edn-access.js';
+import { parseDuration, toMillis, toMillisCeil } from './duration.js';
 
-const DURATION = /^([-+]?)P(?:([-+]?[0-9]+)D)?(T(?:([-+]?[0-9]+)H)?(?:([-+]?[0-9]+)M)?(?:([-+]?[0-9]+)(?:[.,]([0-9]{0,9}))?S)?)?$/i;
+/**
+ * Milliseconds to add to an instant so that `now ≥ t + ms` iff `now ≥ t + d` exactly
+ * (`:elapsed-since`): Java's exact duration, rounded up to whole milliseconds.
+ * Throws `TikError('duration/invalid')`.
+ */
+export function durationMillisCeil(text: string): number {
+  return Number(toMillisCeil(parseDuration(text)));
+}
 
-/** Milliseconds of a `java.time.Duration.parse` text; throws `TikError('duration/invalid')`. */
-export function durationMillis(text: string): number {
-  const m = DURATION.exec(text);
-  const bad = (): TikError => new TikError('duration/invalid', `${JSON.stringify(text)} is not an ISO-8601 duration`, { hint: 'e.g. "PT48H" or "P2D"' });
-  if (!m || (m[2] === undefined && m[3] === undefined) || m[3] === 'T' || m[3] === 't') throw bad();
-  const n = (s: string | undefined): number => (s === undefined ? 0 : Number(s));
-  let ms = n(m[2]) * 86_400_000 + n(m[4]) * 3_600_000 + n(m[5]) * 60_000 + n(m[6]) * 1000;
-  if (m[7]) ms += (m[6]?.startsWith('-') ? -1 : 1) * Math.floor(Number(`0.${m[7]}`) * 1000);
-  return m[1] === '-' ? -ms : ms;
+/**
+ * Milliseconds so that `t ≥ now − ms` iff `t ≥ now − d` exactly (`:attested-within`): Java's
+ * `Duration.toMillis` (floor). Throws `TikError('duration/invalid')`.
+ */
+export function durationMillisFloor(text: string): number {
+  return Number(toMillis(parseDuration(text)));
 }
 
 /** Whether `text` is a duration Java accepts. */
 export function isDuration(text: string): boolean {
   try {
-    durationMillis(text);
+    parseDuration(text);
     return true;
   } catch {
     return false;

@@ -7,7 +7,7 @@
 import { TikError } from '../errors.js';
 import { Instant, Keyword, type EdnValue } from '../edn/value.js';
 import { ednEquals, emit, keywordPath, mapOf, pathKey } from './edn-access.js';
-import { checkFactSchema, checkFactMapSchema, durationMillis } from './checks.js';
+import { checkFactSchema, checkFactMapSchema, durationMillisCeil, durationMillisFloor } from './checks.js';
 import type { ProcessDef, Roles } from './process.js';
 import { factStatusByKey, type FactStatus, type TicketState } from './reduce.js';
 import type { Reason } from './reason.js';
@@ -165,7 +165,7 @@ function compileOp(op: string, g: readonly EdnValue[]): Node {
         throw new Malformed(`:elapsed-since only measures from :ticket/create, got ${emit(since)}`);
       }
       if (typeof text !== 'string') throw new Malformed(`:elapsed-since takes an ISO-8601 duration string, got ${emit(text ?? null)}`);
-      const ms = durationOrMalformed(text);
+      const ms = durationOrMalformed(text, durationMillisCeil);
       return (ctx) => {
         const created = ctx.state.createdAt;
         if (!created) return fail({ kind: 'time/not-elapsed', since, duration: text, due: null });
@@ -179,7 +179,7 @@ function compileOp(op: string, g: readonly EdnValue[]): Node {
       const claim = g[1] as EdnValue;
       const text = g[2];
       if (typeof text !== 'string') throw new Malformed(`:attested-within takes an ISO-8601 duration string, got ${emit(text ?? null)}`);
-      const ms = durationOrMalformed(text);
+      const ms = durationOrMalformed(text, durationMillisFloor);
       const ck = emit(claim);
       return (ctx) => {
         const last = ctx.state.lastAttested.get(ck);
@@ -259,9 +259,9 @@ function compileOp(op: string, g: readonly EdnValue[]): Node {
   }
 }
 
-function durationOrMalformed(text: string): number {
+function durationOrMalformed(text: string, toMs: (text: string) => number): number {
   try {
-    return durationMillis(text);
+    return toMs(text);
   } catch (e) {
     throw new Malformed(`invalid duration ${JSON.stringify(text)}: ${(e as Error).message}`);
   }

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ednMap, readEdn } from '../../../src/tik/edn/index.js';
-import { EdnMap, Instant, Keyword, Uuid, kw, type EdnValue } from '../../../src/tik/edn/value.js';
+import type { EdnMap, Keyword} from '../../../src/tik/edn/value.js';
+import { Instant, Uuid, kw, type EdnValue } from '../../../src/tik/edn/value.js';
 import { mintEvent, parseProcess, resolveRoles, type ProcessDef, type Roles, type TikEvent } from '../../../src/tik/kernel/index.js';
 
 export const CONFORMANCE = resolve(process.cwd(), '../shared/tik-conformance');
