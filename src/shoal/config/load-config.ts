@@ -191,12 +191,16 @@ function zodIssue(issue: z.core.$ZodIssue, root: unknown): ConfigIssue {
   const path = pathOf(issue.path);
   const present = valueAt(root, issue.path) !== undefined;
   let message: string;
+  if (!present) {
+    const expected = issue.code === 'invalid_value' ? issue.values.map(String).join('|') : issue.code === 'invalid_type' ? issue.expected : undefined;
+    return { code: 'CONFIG_MISSING_FIELD', path, message: expected ? `is required (${expected})` : 'is required' };
+  }
   switch (issue.code) {
     case 'invalid_value':
       message = `expected ${issue.values.map(String).join('|')}`;
       break;
     case 'invalid_type':
-      message = present ? `expected ${issue.expected}, got ${describe(valueAt(root, issue.path))}` : `is required (${issue.expected})`;
+      message = `expected ${issue.expected}, got ${describe(valueAt(root, issue.path))}`;
       break;
     case 'too_small':
       message = issue.origin === 'string' ? 'must not be empty' : `must be at least ${String(issue.minimum)}`;
@@ -204,7 +208,7 @@ function zodIssue(issue: z.core.$ZodIssue, root: unknown): ConfigIssue {
     default:
       message = issue.message;
   }
-  return { code: present ? 'CONFIG_TYPE' : 'CONFIG_MISSING_FIELD', path, message };
+  return { code: 'CONFIG_TYPE', path, message };
 }
 
 function describe(v: unknown): string {
