@@ -18,6 +18,8 @@ import { registerRetract } from './commands/retract.js';
 import { registerSet } from './commands/set.js';
 import { registerSign } from './commands/sign.js';
 import { registerStatus } from './commands/status.js';
+import { registerTest } from './commands/test.js';
+import { registerVerify } from './commands/verify.js';
 
 /**
  * The `tik` commander program. Output goes through the context's IO; commander's own exits are
@@ -53,6 +55,8 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerNext,
     registerLs,
     registerLint,
+    registerTest,
+    registerVerify,
     registerSign,
     registerActor,
   ]) {

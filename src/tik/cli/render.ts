@@ -1,9 +1,9 @@
-import type { ExplainResult, InboxResult, Roles } from '../kernel/index.js';
+import type { ExplainResult, InboxResult, Roles, TikEvent } from '../kernel/index.js';
 import { emit } from '../edn/index.js';
-import type { EdnValue } from '../edn/value.js';
+import { isVector, Keyword, type EdnValue } from '../edn/value.js';
 import type { Json } from './json-value.js';
 import type { StatusView } from './lenses.js';
-import { reasonText } from './reason-text.js';
+import { pathText, reasonText } from './reason-text.js';
 import type { OpenTicket } from './store-access.js';
 
 /**
@@ -63,29 +63,37 @@ export function renderExplain(r: ExplainResult, roles: Roles, forActor: string |
 }
 
 export function renderLog(entries: Json[], t: OpenTicket): string {
+  const byId = new Map(t.events.map((e) => [e.id, e] as const));
   const lines: string[] = [];
   for (const e of entries as Record<string, Json>[]) {
+    const event = byId.get(String(e.id));
     const derived = (e.derived as string[]).length > 0 ? `  → ${(e.derived as string[]).join(' ')}` : '';
     const lost = (e.lost as string[]).length > 0 ? `  ✗ ${(e.lost as string[]).join(' ')}` : '';
-    lines.push(`${String(e.at)}  ${pad(String(e.actor), 10)}${pad(String(e.type), 18)}${summarise(e.body ?? null)}${derived}${lost}`);
+    lines.push(`${pad(String(e.at), 25)}${pad(String(e.actor), 10)}${pad(String(e.type), 18)}${event ? summarise(event) : ''}${derived}${lost}`);
   }
   if (t.missingParents.length > 0) lines.push(`log: INCOMPLETE, ${t.missingParents.length} parent event(s) missing`);
   return lines.join('\n');
 }
 
-function summarise(body: Json): string {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return JSON.stringify(body);
-  const b = body as Record<string, Json>;
-  if (Array.isArray(b['fact/path'])) {
-    const path = (b['fact/path'] as string[]).map((s) => String(s).replace(/^:/, '')).join('.');
-    if ('fact/value' in b) return `${path} = ${JSON.stringify(b['fact/value'])}`;
-    if ('dispute/reason' in b) return `${path} ${b['dispute/withdraw?'] ? 'withdrawn' : 'disputed'}: ${JSON.stringify(b['dispute/reason'])}`;
-    return `${path}${b['retract/reason'] !== undefined ? ` (${JSON.stringify(b['retract/reason'])})` : ''}`;
+/** One short line for an event body, values in EDN. */
+function summarise(e: TikEvent): string {
+  const b = e.body;
+  const get = (k: string): EdnValue | undefined => b.get(Keyword.of(k));
+  const path = get('fact/path');
+  if (path !== undefined) {
+    const p = isVector(path) ? pathText(path) : emit(path);
+    const value = get('fact/value');
+    if (value !== undefined) return `${p} = ${emit(value)}`;
+    const reason = get('dispute/reason');
+    if (e.type.text === 'fact/dispute') return `${p} ${get('dispute/withdraw?') === true ? 'dispute withdrawn' : 'disputed'}${reason !== undefined && reason !== null ? `: ${emit(reason)}` : ''}`;
+    const why = get('retract/reason');
+    return `${p}${why !== undefined ? ` (${emit(why)})` : ''}`;
   }
-  if ('artifact/path' in b) return String(b['artifact/path']);
-  if ('ticket/title' in b) return `${JSON.stringify(b['ticket/title'])} ${String(b['ticket/process'] ?? '')}`;
-  if ('claim' in b) return `claim ${JSON.stringify(b.claim)}`;
-  return JSON.stringify(b);
+  const artifact = get('artifact/path');
+  if (artifact !== undefined) return typeof artifact === 'string' ? artifact : emit(artifact);
+  const title = get('ticket/title');
+  if (title !== undefined) return `${emit(title)} ${emit(get('ticket/process') ?? null)}`;
+  return emit(b);
 }
 
 export function renderDiff(d: Record<string, Json>): string {

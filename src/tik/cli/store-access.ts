@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { fpr16, parseOpenSshPrivateKey, signSshSignature, type SshPrivateKey } from '../../core/sshsig.js';
+import { parseOpenSshPrivateKey, type SshPrivateKey } from '../../core/sshsig.js';
 import { readEdn } from '../edn/index.js';
 import { isMap, Keyword, type EdnMap } from '../edn/value.js';
 import { TikError } from '../errors.js';
@@ -17,7 +17,8 @@ import { discoverRoot } from '../store/file/discover.js';
 import { initStore, openFileStore } from '../store/file/open-file-store.js';
 import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
-import { sha256Id, signatureSidecarName } from '../store/store-names.js';
+import { sha256Id } from '../store/store-names.js';
+import { signEvent } from '../verify/index.js';
 import type { CliContext } from './context.js';
 
 /**
@@ -174,9 +175,5 @@ export function envSigningKey(ctx: CliContext, explicit?: string): SshPrivateKey
 
 /** Write the `<id>.sig.<fpr16>` authorship sidecar for an event (namespace `tik-event`). */
 export async function signStoredEvent(store: EventStore, ticket: string, id: string, key: SshPrivateKey): Promise<string> {
-  const bytes = await store.eventBytes(ticket, id);
-  if (bytes === undefined) throw new TikError('store/no-event', `ticket ${ticket} has no event ${id}`, { where: id });
-  const name = signatureSidecarName(id, fpr16(key.publicKey.base64));
-  await store.putSidecar(ticket, name, Buffer.from(signSshSignature(key, bytes, 'tik-event'), 'utf8'));
-  return name;
+  return (await signEvent(store, ticket, id, key)).name;
 }

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { isCodedError } from '../../../core/errors.js';
+import { runScript } from '../../testing/scripted.js';
+import type { CliContext } from '../context.js';
+
+/**
+ * `tik test FILE.tests.edn…`: run scripted tests (§11.3). One line per case, then exactly
+ * `N passed, N failed`; exit 1 on any failure. A file that cannot be read or parsed counts as one
+ * failed case, named after the file, so the summary still adds up.
+ */
+export function registerTest(program: Command, ctx: CliContext): void {
+  program
+    .command('test')
+    .description('run scripted tests (*.tests.edn) against their process definitions')
+    .argument('<files...>', 'tests files')
+    .option('--json', 'print the results as JSON')
+    .action((files: string[], opts: { json?: boolean }) => {
+      let passed = 0;
+      let failed = 0;
+      const results: { file: string; cases: { name: string; passed: boolean; problems: readonly string[] }[] }[] = [];
+      for (const f of files) {
+        const file = ctx.path(f);
+        let text: string;
+        try {
+          text = readFileSync(file, 'utf8');
+        } catch {
+          results.push({ file: f, cases: [{ name: f, passed: false, problems: [`cannot read ${f}`] }] });
+          continue;
+        }
+        try {
+          const r = runScript(text, file);
+          results.push({ file: f, cases: r.cases.map((c) => ({ ...c })) });
+        } catch (e) {
+          const message = isCodedError(e) ? e.describe().replace(/\n\s*/g, ' ') : e instanceof Error ? e.message : String(e);
+          results.push({ file: f, cases: [{ name: f, passed: false, problems: [message] }] });
+        }
+      }
+      for (const r of results) for (const c of r.cases) if (c.passed) passed++; else failed++;
+      if (opts.json) {
+        ctx.json({ files: results, passed, failed });
+      } else {
+        for (const r of results) {
+          for (const c of r.cases) {
+            ctx.out(c.passed ? `PASS ${r.file}: ${c.name}` : `FAIL ${r.file}: ${c.name}: ${c.problems.join('; ')}`);
+          }
+        }
+        ctx.out(`${passed} passed, ${failed} failed`);
+      }
+      if (failed > 0) ctx.fail(1);
+    });
+}
