@@ -5,6 +5,7 @@
  * view_sql uses, and the domain name `"<domain>"."<alias or table>"`.
  */
 import { ShoalError } from '../errors.js';
+import { DERIVED_SOURCE_ID } from '../config/model.js';
 
 /** The fields of a source the engine reads (a structural subset of config's SourceConfig). */
 export interface EngineSourceConfig {
@@ -121,8 +122,18 @@ export function catalogEntryFor(table: EngineTableConfig, source: EngineSourceCo
   }
   const type = sourceTypeOf(source);
   const schema = table.schema !== undefined && table.schema !== '' ? table.schema : defaultSchema(type);
+  // The registry's default schema is the literal name "default"; at the source it means the
+  // source's own default (PostgreSQL public, the MySQL database, SQLite main).
   const remoteSchema =
-    type === 'sqlite' ? 'main' : type === 'mysql' && schema === 'default' ? (source.database ?? schema) : schema;
+    type === 'sqlite'
+      ? 'main'
+      : schema !== 'default'
+        ? schema
+        : type === 'postgresql'
+          ? 'public'
+          : type === 'mysql'
+            ? (source.database ?? schema)
+            : schema;
   const mechanism: Mechanism =
     type === 'csv' || type === 'parquet' || type === 'json'
       ? 'scan'
@@ -154,10 +165,14 @@ export function catalogEntryFor(table: EngineTableConfig, source: EngineSourceCo
   return deepFreeze(entry);
 }
 
-/** Derive every entry for a set of tables, looking each one's source up by id. */
+/**
+ * Derive every entry for a set of tables (config's `TableConfig[]` and `SourceConfig[]` fit),
+ * looking each one's source up by id. Governed views (`source_id: __derived__`) are not source
+ * tables and are skipped: they are defined over these entries by view_sql.
+ */
 export function catalogEntries(tables: readonly EngineTableConfig[], sources: readonly EngineSourceConfig[]): CatalogEntry[] {
   const byId = new Map(sources.map((s) => [s.id, s]));
-  return tables.map((t) => {
+  return tables.filter((t) => t.source_id !== DERIVED_SOURCE_ID).map((t) => {
     const s = byId.get(t.source_id);
     if (s === undefined) {
       throw new ShoalError('ENGINE_UNKNOWN_SOURCE', `table "${t.table}" names source "${t.source_id}", which is not registered`, {

@@ -6,7 +6,7 @@
 import mysql from 'mysql2/promise';
 import type { FieldPacket, Pool } from 'mysql2/promise';
 import type { SqlLiteral } from '../engine/engine.js';
-import { resolveSecret } from './secret.js';
+import { resolveSecret } from '../config/secret.js';
 import { sourceFailure } from './source-errors.js';
 import type { FetchResult, SourceConnection, SourceDriver } from './source-driver.js';
 import { ShoalError } from '../errors.js';
@@ -30,7 +30,7 @@ export class MysqlSource implements SourceDriver {
       port: conn.port !== undefined && conn.port !== 0 ? conn.port : 3306,
       database: conn.database,
       user: conn.username,
-      password: resolveSecret(conn.password, env, `sources.${conn.id}.password`),
+      password: conn.password === undefined ? undefined : resolveSecret(conn.password, env, `sources.${conn.id}.password`),
       connectionLimit: 5,
       connectTimeout: 5_000,
       supportBigNumbers: true,

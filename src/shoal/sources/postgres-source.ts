@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import type { SqlLiteral } from '../engine/engine.js';
-import { resolveSecret } from './secret.js';
+import { resolveSecret } from '../config/secret.js';
 import { sourceFailure } from './source-errors.js';
 import type { FetchResult, SourceConnection, SourceDriver } from './source-driver.js';
 import { ShoalError } from '../errors.js';
@@ -46,7 +46,7 @@ export class PostgresSource implements SourceDriver {
       port: conn.port !== undefined && conn.port !== 0 ? conn.port : 5432,
       database: conn.database,
       user: conn.username,
-      password: resolveSecret(conn.password, env, `sources.${conn.id}.password`),
+      password: conn.password === undefined ? undefined : resolveSecret(conn.password, env, `sources.${conn.id}.password`),
       max: 5,
       idleTimeoutMillis: 10_000,
       connectionTimeoutMillis: 5_000,

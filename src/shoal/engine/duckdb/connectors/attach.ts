@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import type { CatalogEntry } from '../../catalog-entry.js';
-import { resolveSecret } from '../../../sources/secret.js';
+import { resolveSecret } from '../../../config/secret.js';
 import { ShoalError } from '../../../errors.js';
 import { ident, literal, qualified } from '../duckdb-sql.js';
 import type { AttachConnector, AttachPlan } from './connector.js';
@@ -20,7 +20,7 @@ function kv(key: string, value: string | number | undefined): string | undefined
 /** The connection string DuckDB's extension expects for this source (secret resolved). */
 export function attachDsn(entry: CatalogEntry, env: Readonly<Record<string, string | undefined>>): string {
   const s = entry.source;
-  const password = resolveSecret(s.password, env, `sources.${s.id}.password`);
+  const password = s.password === undefined ? undefined : resolveSecret(s.password, env, `sources.${s.id}.password`);
   const port = s.port !== undefined && s.port !== 0 ? s.port : undefined;
   switch (s.type) {
     case 'postgresql':
