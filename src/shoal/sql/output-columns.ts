@@ -49,7 +49,7 @@ export function pgColumnName(e: Node, ctx?: OutputContext): string {
     case 'cast': {
       const inner = typeOf(d.this);
       if (inner === 'literal' || inner === 'null') {
-        const dt = String(dataOf(d.to ?? {})?.name ?? typeOf(d.to ?? {}) ?? '').toLowerCase();
+        const dt = String(d.to?.data_type ?? '').toLowerCase().replace(/_/g, '');
         return CAST_TYPE_NAMES[dt] ?? '?column?';
       }
       const name = pgColumnName(d.this, ctx);

@@ -29,7 +29,8 @@ export function parseQuery(sql: string): Node {
   const v = strictCheck(sql);
   if (!v.ok) {
     throw new ShoalError('SQL_SYNTAX', `syntax error: ${v.message}`, {
-      ...(v.line !== undefined && v.column !== undefined ? { position: { line: v.line, column: v.column } } : {}),
+      ...(v.start !== undefined ? { position: offsetToPosition(sql, v.start) }
+        : v.line !== undefined && v.column !== undefined ? { position: { line: v.line, column: v.column } } : {}),
       hint: v.code === 'E004' ? 'the statement is not a valid SELECT; check the first keyword' : 'remove the stray token',
     });
   }

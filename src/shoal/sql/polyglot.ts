@@ -36,7 +36,7 @@ export function parseText(sql: string, dialect: SqlDialect): ParseOutcome {
 
 export type StrictOutcome =
   | { readonly ok: true }
-  | { readonly ok: false; readonly code: string; readonly message: string; readonly line?: number; readonly column?: number };
+  | { readonly ok: false; readonly code: string; readonly message: string; readonly line?: number; readonly column?: number; readonly start?: number };
 
 /** Strict PostgreSQL validation: catches `SELEC x` (E004) and trailing commas (E005) that parse. */
 export function strictCheck(sql: string): StrictOutcome {
@@ -50,6 +50,7 @@ export function strictCheck(sql: string): StrictOutcome {
     message: e.message,
     ...(e.line != null ? { line: e.line } : {}),
     ...(e.column != null ? { column: e.column } : {}),
+    ...(e.start != null ? { start: e.start } : {}),
   };
 }
 
