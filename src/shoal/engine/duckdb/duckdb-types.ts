@@ -164,7 +164,7 @@ export function sqliteLandingColumn(c: Extract<SourceColumn, { driver: 'sqlite' 
  * decimals (NaN, ±Infinity) make it DOUBLE; more than 38 digits make it VARCHAR (kept exact as text).
  */
 export function inferDecimal(values: readonly unknown[]): string {
-  let intDigits = 1;
+  let intDigits = 0;
   let scale = 0;
   for (const v of values) {
     if (v === null || v === undefined) continue;
