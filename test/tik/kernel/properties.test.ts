@@ -1,0 +1,84 @@
+// Laws of the reducer and of derivation (ARCHITECTURE "How we test"; tik-model.md §3.1, §6.2).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { emit } from '../../../src/tik/edn/index.js';
+import { Instant } from '../../../src/tik/edn/value.js';
+import { effectiveReached, explain, factMap, factStatus, reduce, type TicketState, type TikEvent } from '../../../src/tik/kernel/index.js';
+import { PATHS, build, historyArb, nowArb } from './arbitrary.js';
+import { loadDef, path, registerRoles } from './builders.js';
+
+const SUPPORT = loadDef('processes/support-request.edn');
+const ROLES = registerRoles(SUPPORT);
+
+/** Everything observable about a state, as comparable text. */
+function observe(s: TicketState): string {
+  const facts = PATHS.map((p) => {
+    const st = factStatus(s, path(p));
+    const claims = st.status === 'conflicted' ? st.claims.map((c) => c.event).sort() : [];
+    return JSON.stringify({ ...st, claims, disputes: undefined }, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v instanceof Object && 'ms' in v ? (v as Instant).ms : v)) + emit(st.status === 'present' ? st.value : null);
+  });
+  const fm = [...factMap(s)].map(([k, v]) => `${k}=${emit(v.value)}`);
+  const arts = [...s.artifacts].map(([k, a]) => `${k}:${a.event}`).sort();
+  return JSON.stringify({ facts, fm, arts, log: s.log.map((e) => e.id), title: s.title === undefined ? null : emit(s.title) });
+}
+
+const shuffle = <T>(xs: readonly T[], seed: number): T[] => {
+  const out = [...xs];
+  let x = seed || 1;
+  for (let i = out.length - 1; i > 0; i--) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    const j = x % (i + 1);
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+};
+
+const reachedText = (events: readonly TikEvent[], now: number): string => [...effectiveReached(SUPPORT, events, new Instant(now), ROLES)].sort().join(' ');
+
+describe('reducer laws', () => {
+  it('reducer is total: any history reduces and derives without throwing', () => {
+    fc.assert(
+      fc.property(historyArb(), nowArb, (ops, now) => {
+        const events = build(ops);
+        reduce(events);
+        effectiveReached(SUPPORT, events, new Instant(now), ROLES);
+        explain(SUPPORT, events, new Instant(now), ROLES);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('reducer is commutative: any permutation gives the same state and stages', () => {
+    fc.assert(
+      fc.property(historyArb(), nowArb, fc.integer(), (ops, now, seed) => {
+        const events = build(ops);
+        const perm = shuffle(events, seed);
+        expect(observe(reduce(perm))).toBe(observe(reduce(events)));
+        expect(reachedText(perm, now)).toBe(reachedText(events, now));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('reducer is idempotent under duplication', () => {
+    fc.assert(
+      fc.property(historyArb(), nowArb, fc.array(fc.nat(), { maxLength: 10 }), (ops, now, dups) => {
+        const events = build(ops);
+        const doubled = [...events, ...dups.map((i) => events[i % events.length] as TikEvent)];
+        expect(observe(reduce(doubled))).toBe(observe(reduce(events)));
+        expect(reachedText(doubled, now)).toBe(reachedText(events, now));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('derivation is deterministic: the same set derives the same answer twice', () => {
+    fc.assert(
+      fc.property(historyArb(), nowArb, (ops, now) => {
+        const events = build(ops);
+        expect(reachedText(events, now)).toBe(reachedText([...events], now));
+      }),
+      { numRuns: 30 },
+    );
+  });
+});
