@@ -1,0 +1,8 @@
+/**
+ * tik's trust ladder: `verifyStore` (L0 integrity, L1 authorship, L2 pin and derivation, plus
+ * store-wide archive checks) and signing (`signEvent`, `signProcess`, `loadSigningKey`).
+ */
+export { type Level, type LevelReport, type TicketReport, type VerifyReport } from './verify-report.js';
+export { type VerifyOptions, verifyStore, verifyTicket, verifyArchive, PROCESS_NAMESPACE } from './verify-store.js';
+export { EVENT_NAMESPACE } from './level-l1.js';
+export { type SignResult, signEvent, signProcess, loadSigningKey } from './sign-event.js';

@@ -1,0 +1,135 @@
+/**
+ * `tik verify`: the ladder L0 → L1 → L2 per ticket, and the store-wide checks (tik-model.md
+ * §8.4). Reads only; never writes, never throws for bad data (only for a malformed ticket
+ * argument or an I/O failure). `now` is injected: the kernel reads no clock.
+ */
+import { CodedError } from '../../core/errors.js';
+import { fpr16, parseSshSignature, verifyAnyPrincipal, type AllowedSigner } from '../../core/sshsig.js';
+import type { Instant } from '../edn/index.js';
+import { canonicalTextProblem } from '../store/canonical-text.js';
+import { problem, type StoreProblem } from '../store/problem.js';
+import { LoadContext } from '../store/resolve-pin.js';
+import type { EventStore } from '../store/store.js';
+import { SIDECAR_NAME, checkTicket, sha256Id } from '../store/store-names.js';
+import { checkL0 } from './level-l0.js';
+import { checkL1 } from './level-l1.js';
+import { checkL2 } from './level-l2.js';
+import { levelReport, type LevelReport, type TicketReport, type VerifyReport } from './verify-report.js';
+
+export const PROCESS_NAMESPACE = 'tik-process';
+
+export interface VerifyOptions {
+  /** Verify only this ticket (a full uuid; resolve prefixes first). */
+  readonly ticket?: string;
+  /** The instant events are checked against (future-dated notes) and derived at. */
+  readonly now?: Instant;
+}
+
+async function readActors(store: EventStore): Promise<readonly AllowedSigner[] | StoreProblem> {
+  try {
+    return await store.readActors();
+  } catch (e) {
+    if (e instanceof CodedError && e.code === 'store/bad-actors') {
+      return problem('store/bad-actors', `actors: ${e.message}`, {
+        where: e.where ?? 'actors',
+        ...(e.hint ? { hint: e.hint } : {}),
+      });
+    }
+    throw e;
+  }
+}
+
+/** Verifies one ticket through L0, L1 and L2. */
+export async function verifyTicket(
+  store: EventStore,
+  ticket: string,
+  options: { readonly now?: Instant; readonly context?: LoadContext; readonly actors?: readonly AllowedSigner[] | StoreProblem } = {},
+): Promise<TicketReport> {
+  checkTicket(ticket);
+  const context = options.context ?? new LoadContext(store);
+  const actors = options.actors ?? (await readActors(store));
+  const stored = await store.events(ticket);
+  const l0 = checkL0(ticket, stored, options.now);
+  const l1 = await checkL1(store, ticket, stored, l0.events, actors);
+  const l2 = await checkL2(context, ticket, l0.events, options.now);
+  return Object.freeze({
+    ticket,
+    ok: l0.report.ok && l1.report.ok && l2.ok,
+    levels: Object.freeze({ L0: l0.report, L1: l1.report, L2: l2 }),
+    events: stored.length,
+    signed: l1.signed,
+  });
+}
+
+/** Store-wide: every archived definition hashes to its name and is canonical; its signatures verify. */
+export async function verifyArchive(store: EventStore, actors: readonly AllowedSigner[] | StoreProblem): Promise<LevelReport> {
+  const problems: StoreProblem[] = [];
+  const notes: StoreProblem[] = [];
+  if (!Array.isArray(actors)) problems.push(actors as StoreProblem);
+  for (const hash of await store.archivedProcessHashes()) {
+    const where = `processes/by-hash/${hash}.edn`;
+    const text = await store.readProcessByHash(hash);
+    if (text === undefined) continue;
+    const bytes = Buffer.from(text, 'utf8');
+    const actual = sha256Id(bytes);
+    if (actual !== hash) {
+      problems.push(
+        problem('store/by-hash-mismatch', `${where} hashes to ${actual}, not to its name`, {
+          where,
+          hint: 'archived definitions never change; restore the file from a replica',
+        }),
+      );
+      continue;
+    }
+    const canon = canonicalTextProblem(text);
+    if (canon !== undefined) problems.push(problem('store/by-hash-not-canonical', `${where}: ${canon}`, { where }));
+    for (const name of await store.processSidecarNames(hash)) {
+      const m = SIDECAR_NAME.exec(name);
+      if (m?.[2] !== 'sig') continue;
+      const sigWhere = `processes/by-hash/${name}`;
+      const sig = await store.readProcessSidecar(hash, name);
+      if (sig === undefined) continue;
+      let keyFpr: string;
+      try {
+        keyFpr = fpr16(Buffer.from(parseSshSignature(sig).publicKeyBlob).toString('base64'));
+      } catch (e) {
+        problems.push(problem('store/malformed-signature', `${sigWhere} is not an SSH signature: ${e instanceof Error ? e.message : String(e)}`, { where: sigWhere }));
+        continue;
+      }
+      if (keyFpr !== m[3]) {
+        problems.push(problem('store/fingerprint-mismatch', `${sigWhere} is named for key ${m[3]} but was made by key ${keyFpr}`, { where: sigWhere }));
+        continue;
+      }
+      if (!Array.isArray(actors)) continue;
+      const r = verifyAnyPrincipal(sig, bytes, PROCESS_NAMESPACE, actors);
+      if (!r.ok) problems.push(problem('store/bad-process-signature', `${sigWhere}: ${r.reason}`, { where: sigWhere }));
+    }
+  }
+  return levelReport(problems, notes);
+}
+
+/**
+ * Verifies the whole store (or one ticket with `options.ticket`): each ticket through the
+ * ladder, plus the store-wide checks. `ok` is true only if every ticket and the store pass.
+ */
+export async function verifyStore(store: EventStore, options: VerifyOptions = {}): Promise<VerifyReport> {
+  const context = new LoadContext(store);
+  const actors = await readActors(store);
+  let tickets: readonly string[];
+  if (options.ticket !== undefined) {
+    checkTicket(options.ticket);
+    tickets = [options.ticket];
+  } else {
+    tickets = await store.ticketIds();
+  }
+  const reports: TicketReport[] = [];
+  for (const t of tickets) {
+    reports.push(await verifyTicket(store, t, { ...(options.now ? { now: options.now } : {}), context, actors }));
+  }
+  const storeLevel = await verifyArchive(store, actors);
+  return Object.freeze({
+    ok: storeLevel.ok && reports.every((r) => r.ok),
+    tickets: Object.freeze(reports),
+    store: storeLevel,
+  });
+}
