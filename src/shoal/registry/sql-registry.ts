@@ -62,7 +62,7 @@ export class SqlRegistry implements Registry {
     );
   }
 
-  importConfig(catalog: CatalogModel, options: ImportOptions = {}): Promise<MutationResult> {
+  async importConfig(catalog: CatalogModel, options: ImportOptions = {}): Promise<MutationResult> {
     const incoming = normalise(catalogOf(catalog));
     return this.mutate((current) => {
       if (options.prune) return incoming;
@@ -80,12 +80,12 @@ export class SqlRegistry implements Registry {
     });
   }
 
-  registerSource(source: SourceConfig): Promise<MutationResult> {
+  async registerSource(source: SourceConfig): Promise<MutationResult> {
     const s = makeSource(source);
     return this.mutate((c) => ({ ...c, sources: mergeBy(c.sources, [s], (x) => x.id) }));
   }
 
-  dropSource(id: string): Promise<MutationResult> {
+  async dropSource(id: string): Promise<MutationResult> {
     return this.mutate((c) => {
       need(c.sources.some((s) => s.id === id), 'source', id);
       refuseInUse('source', id, c.tables.filter((t) => t.source_id === id).map((t) => `table ${tableId(t)}`), 'drop or move those tables first');
@@ -93,12 +93,12 @@ export class SqlRegistry implements Registry {
     });
   }
 
-  registerDomain(domain: DomainConfig): Promise<MutationResult> {
+  async registerDomain(domain: DomainConfig): Promise<MutationResult> {
     const d = makeDomain(domain);
     return this.mutate((c) => ({ ...c, domains: mergeBy(c.domains, [d], (x) => x.id) }));
   }
 
-  dropDomain(id: string): Promise<MutationResult> {
+  async dropDomain(id: string): Promise<MutationResult> {
     return this.mutate((c) => {
       need(c.domains.some((d) => d.id === id), 'domain', id);
       refuseInUse('domain', id, [
@@ -109,12 +109,12 @@ export class SqlRegistry implements Registry {
     });
   }
 
-  registerTable(table: TableConfig): Promise<MutationResult> {
+  async registerTable(table: TableConfig): Promise<MutationResult> {
     const t = makeTable(table);
     return this.mutate((c) => ({ ...c, tables: mergeBy(c.tables, [t], tableId) }));
   }
 
-  dropTable(ref: string): Promise<MutationResult> {
+  async dropTable(ref: string): Promise<MutationResult> {
     return this.mutate((c) => {
       const t = findTable(c, ref);
       need(t !== undefined, 'table', ref);
@@ -127,12 +127,12 @@ export class SqlRegistry implements Registry {
     });
   }
 
-  registerRole(role: RoleConfig): Promise<MutationResult> {
+  async registerRole(role: RoleConfig): Promise<MutationResult> {
     const r = makeRole(role);
     return this.mutate((c) => ({ ...c, roles: mergeBy(c.roles, [r], (x) => x.id) }));
   }
 
-  dropRole(id: string): Promise<MutationResult> {
+  async dropRole(id: string): Promise<MutationResult> {
     return this.mutate((c) => {
       need(c.roles.some((r) => r.id === id), 'role', id);
       refuseInUse('role', id, [
@@ -143,7 +143,7 @@ export class SqlRegistry implements Registry {
     });
   }
 
-  upsertRlsRule(rule: RlsRuleConfig): Promise<MutationResult> {
+  async upsertRlsRule(rule: RlsRuleConfig): Promise<MutationResult> {
     const r = rlsRule(rule);
     return this.mutate((c) => {
       const canonical = canonicalRule(c, r);
@@ -151,7 +151,7 @@ export class SqlRegistry implements Registry {
     });
   }
 
-  dropRlsRule(key: RlsRuleKey): Promise<MutationResult> {
+  async dropRlsRule(key: RlsRuleKey): Promise<MutationResult> {
     const k = rlsRule({ ...key, filter: 'true' });
     return this.mutate((c) => {
       const wanted = rlsKey(canonicalRule(c, k));
@@ -160,12 +160,12 @@ export class SqlRegistry implements Registry {
     });
   }
 
-  registerRelationship(relationship: RelationshipConfig): Promise<MutationResult> {
+  async registerRelationship(relationship: RelationshipConfig): Promise<MutationResult> {
     const r = makeRelationship(relationship);
     return this.mutate((c) => ({ ...c, relationships: mergeBy(c.relationships, [r], (x) => x.id) }));
   }
 
-  dropRelationship(id: string): Promise<MutationResult> {
+  async dropRelationship(id: string): Promise<MutationResult> {
     return this.mutate((c) => {
       need(c.relationships.some((r) => r.id === id), 'relationship', id);
       return { ...c, relationships: c.relationships.filter((r) => r.id !== id) };

@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSqlClient } from '../../../src/core/sql/open-sql-client.js';
+import { openRegistry } from '../../../src/shoal/registry/open-registry.js';
+import { registryContract } from './registry-contract.js';
+
+const root = mkdtempSync(join(tmpdir(), 'shoal-registry-'));
+let n = 0;
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+registryContract('SQLite file', {
+  freshUrl: async () => `sqlite:///${join(root, `r${++n}`, 'registry.db')}`.replace('sqlite:////', 'sqlite:////'),
+  raw: (url) => openSqlClient(url),
+  installFailingTrigger: async (raw) => {
+    await raw.exec(`CREATE TRIGGER explode BEFORE INSERT ON rls_rules WHEN NEW.filter = 'explode'
+      BEGIN SELECT RAISE(ABORT, 'explode'); END`);
+  },
+  runs: 25,
+});
+
+describe('opening a SQLite registry', () => {
+  it('sqlite:///relative.db is relative to baseDir, and the file keeps the catalog across handles', async () => {
+    const dir = join(root, 'relative');
+    const a = await openRegistry('sqlite:///state/registry.db', { baseDir: dir });
+    await a.registerDomain({ id: 'sales' });
+    await a.close();
+    const b = await openRegistry(`sqlite:////${join(dir, 'state/registry.db').replace(/^\//, '')}`);
+    expect((await b.snapshot()).catalog.domains).toEqual([{ id: 'sales' }]);
+    expect(await b.epoch()).toBe(1);
+    expect(b.subscribe).toBeUndefined();
+    await b.close();
+  });
+
+  it('an unsupported URL is a REGISTRY_URL error naming control_plane.tenant_url', async () => {
+    await expect(openRegistry('mysql://u:pw@h/db')).rejects.toMatchObject({ code: 'REGISTRY_URL', where: 'control_plane.tenant_url', message: expect.not.stringContaining('pw') });
+  });
+});
