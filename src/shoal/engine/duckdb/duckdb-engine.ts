@@ -376,8 +376,16 @@ export class DuckDbEngine implements Engine {
   /** Which failed entry a DuckDB "does not exist" error is about, if any. */
   private failedEntryIn(message: string): CatalogEntry | undefined {
     if (!/does not exist/.test(message)) return undefined;
-    for (const { entry } of this.failed.values()) {
-      if (message.includes(`name ${entry.table} `) || message.includes(`name ${entry.alias} `)) return entry;
+    const failed = [...this.failed.values()].map((f) => f.entry);
+    // DuckDB words it differently for a missing catalog, schema or table: most specific first.
+    const tests: ((e: CatalogEntry) => boolean)[] = [
+      (e) => message.includes(`"${e.catalog}.${e.schema}.${e.table}"`) || message.includes(`"${e.domain}.${e.alias}"`),
+      (e) => message.includes(`Catalog "${e.catalog}" does not exist`) || message.includes(`schema "${e.domain}" does not exist`),
+      (e) => message.includes(`name ${e.alias} does not exist`) || message.includes(`name ${e.table} does not exist`),
+    ];
+    for (const test of tests) {
+      const hit = failed.find(test);
+      if (hit !== undefined) return hit;
     }
     return undefined;
   }
