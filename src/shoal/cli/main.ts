@@ -1,15 +1,32 @@
 #!/usr/bin/env node
 /**
  * The `shoal` command. Subcommands are registered here as they are built; `--help` lists only
- * what exists.
+ * what exists. Exit codes: 0 success, 1 failure, 2 usage error, 3 rejected by a check.
  */
 import { Command } from 'commander';
+import { isCodedError } from '../../core/errors.js';
 import { packageVersion } from '../../core/version.js';
+import { registerConfigCheck } from './commands/config-check.js';
+import { registerQuery } from './commands/query.js';
+import { registerServe } from './commands/serve.js';
 
 export function buildShoalProgram(): Command {
-  return new Command('shoal')
+  const program = new Command('shoal')
     .description('shoal: a governed federated SQL gateway that runs as a fleet of stateless instances')
-    .version(packageVersion());
+    .version(packageVersion())
+    .exitOverride((err) => {
+      // commander's own usage errors exit 2; --help and --version exit 0.
+      process.exit(err.exitCode === 0 ? 0 : 2);
+    });
+  registerServe(program);
+  registerQuery(program);
+  registerConfigCheck(program);
+  return program;
 }
 
-await buildShoalProgram().parseAsync(process.argv);
+try {
+  await buildShoalProgram().parseAsync(process.argv);
+} catch (e) {
+  process.stderr.write(`${isCodedError(e) ? e.describe() : `shoal: ${(e as Error).message}`}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,24 @@
+import { dirname, resolve } from 'node:path';
+import { loadConfig } from '../../config/load-config.js';
+import { formatIssue } from '../../config/config-issue.js';
+import { ShoalInstance } from '../../instance/instance.js';
+
+/** Load a config file and start an instance over it; config warnings go to stderr. */
+export async function openInstance(configPath: string, opts: { pollMs?: number; quiet?: boolean } = {}): Promise<ShoalInstance> {
+  const path = resolve(configPath);
+  const { config, warnings } = loadConfig({ path });
+  if (!opts.quiet) for (const w of warnings) process.stderr.write(`warning: ${formatIssue(w)}\n`);
+  return ShoalInstance.start({
+    config,
+    baseDir: dirname(path),
+    ...(opts.pollMs === undefined ? {} : { pollMs: opts.pollMs }),
+    onError: (e) => process.stderr.write(`shoal: ${(e as Error).message}\n`),
+  });
+}
+
+/** `--var k=v` (repeatable) into a session-variable map. */
+export function collectVar(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const i = value.indexOf('=');
+  if (i <= 0) throw new Error(`--var expects name=value, got "${value}"`);
+  return { ...previous, [value.slice(0, i)]: value.slice(i + 1) };
+}

@@ -1,0 +1,199 @@
+/**
+ * One shoal instance: config → control-plane registry → engine catalog → governed SQL → results,
+ * with nothing durable in the process (ARCHITECTURE.md S1, S2, S6).
+ *
+ * Start-up is: load config → open the registry and import the config (idempotent) → read a
+ * registry snapshot → reconcile the engine catalog and build the governance catalog from it →
+ * ready. A watch on the registry's config epoch repeats the last two steps whenever any instance
+ * mutates the registry, so every instance converges on the same catalog within the poll interval.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { isCodedError } from '../../core/errors.js';
+import type { CatalogModel, ShoalConfig, SourceConfig } from '../config/model.js';
+import { catalogEntries, sourceTypeOf } from '../engine/catalog-entry.js';
+import { DuckDbEngine } from '../engine/duckdb/duckdb-engine.js';
+import type { Engine } from '../engine/engine.js';
+import { ShoalError } from '../errors.js';
+import { openRegistry } from '../registry/open-registry.js';
+import type { Registry } from '../registry/registry.js';
+import { watchEpoch, type EpochWatch } from '../registry/watch-epoch.js';
+import type { HealthReport, QueryRequest, QueryResult, QueryService } from '../server/query-service.js';
+import { SourcePool } from '../sources/source-pool.js';
+import type { SourceDialect } from '../sources/source-driver.js';
+import { catalogFromConfig, planQuery, type GovernanceCatalog } from '../sql/index.js';
+
+/** The registry used when the config names none: a SQLite file beside the config. */
+export const EMBEDDED_REGISTRY_URL = 'sqlite:///shoal-registry.db';
+
+export interface InstanceOptions {
+  readonly config: ShoalConfig;
+  /** Directory relative paths in the config (registry file, file sources) are resolved against. */
+  readonly baseDir: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Config-epoch poll interval (default 2000 ms). */
+  readonly pollMs?: number;
+  /** Import the config into the registry at start (default true). */
+  readonly importConfig?: boolean;
+  /** Called with background failures (a reconcile that failed; it is retried at the next poll). */
+  readonly onError?: (e: unknown) => void;
+}
+
+interface CatalogState {
+  readonly epoch: number;
+  readonly model: CatalogModel;
+  readonly governance: GovernanceCatalog;
+}
+
+const DIRECT_DIALECT: Readonly<Record<string, SourceDialect>> = { postgres: 'postgresql', mysql: 'mysql', sqlite: 'sqlite' };
+
+export class ShoalInstance implements QueryService {
+  private state: CatalogState | undefined;
+  private watch: EpochWatch | undefined;
+  private readonly pool: SourcePool;
+
+  private constructor(
+    readonly registry: Registry,
+    readonly engine: Engine,
+    private readonly options: InstanceOptions,
+  ) {
+    this.pool = new SourcePool(options.env ?? process.env);
+  }
+
+  static async start(options: InstanceOptions): Promise<ShoalInstance> {
+    const url = options.config.stateful.control_plane.tenant_url ?? EMBEDDED_REGISTRY_URL;
+    const registry = await openRegistry(url, { baseDir: options.baseDir });
+    let engine: Engine | undefined;
+    try {
+      if (options.importConfig ?? true) await registry.importConfig(withAbsolutePaths(options.config, options.baseDir));
+      engine = await DuckDbEngine.create({ env: options.env ?? process.env });
+      const instance = new ShoalInstance(registry, engine, options);
+      await instance.rebuild();
+      instance.watch = await watchEpoch(
+        registry,
+        { intervalMs: options.pollMs ?? 2000, initialEpoch: instance.state?.epoch ?? 0, onError: options.onError ?? (() => undefined) },
+        () => instance.rebuild(),
+      );
+      return instance;
+    } catch (e) {
+      await engine?.close().catch(() => undefined);
+      await registry.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Re-derive everything from the registry: the engine catalog and the governance catalog. */
+  async rebuild(): Promise<void> {
+    const snap = await this.registry.snapshot();
+    const model = withAbsolutePaths(snap.catalog, this.options.baseDir);
+    const supported = model.sources.filter((s) => isEngineReachable(s));
+    const entries = catalogEntries(
+      model.tables.filter((t) => supported.some((s) => s.id === t.source_id)),
+      supported,
+    );
+    const report = await this.engine.reconcile(entries);
+    for (const f of report.failed) {
+      this.options.onError?.(new ShoalError(f.code, `catalog entry ${f.entry}: ${f.message}`));
+    }
+    this.state = { epoch: snap.epoch, model, governance: catalogFromConfig(model) };
+  }
+
+  /** The epoch the served catalog was built at. */
+  get epoch(): number | undefined {
+    return this.state?.epoch;
+  }
+
+  /** Poll the registry now (tests, admin mutations on this instance). */
+  async refresh(): Promise<void> {
+    await this.watch?.poll();
+  }
+
+  isReady(): boolean {
+    return this.state !== undefined;
+  }
+
+  async health(): Promise<HealthReport> {
+    const dependencies: Record<string, 'ok' | 'unavailable'> = {};
+    try {
+      await this.registry.epoch();
+      dependencies.registry = 'ok';
+    } catch {
+      dependencies.registry = 'unavailable';
+    }
+    for (const s of this.state?.model.sources ?? []) {
+      if (!isEngineReachable(s)) continue;
+      const h = await this.engine.health(s.id);
+      dependencies[`source:${s.id}`] = h.ok ? 'ok' : 'unavailable';
+    }
+    return { status: Object.values(dependencies).every((d) => d === 'ok') ? 'ok' : 'degraded', dependencies };
+  }
+
+  async query(req: QueryRequest, signal: AbortSignal): Promise<QueryResult> {
+    const state = this.state;
+    if (!state) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
+    if (!req.role) {
+      throw new ShoalError('ROLE_REQUIRED', 'no role given', { hint: 'send the X-Provisa-Role header or a "role" field (CLI: --role)' });
+    }
+    if (!state.model.roles.some((r) => r.id === req.role)) {
+      throw new ShoalError('ROLE_UNKNOWN', `role "${req.role}" is not registered`, {
+        hint: `use one of: ${state.model.roles.map((r) => r.id).join(', ') || '(no roles registered)'}`,
+      });
+    }
+    const plan = planQuery({ sql: req.sql, role: req.role, vars: req.vars }, state.governance);
+    const headers: Record<string, string> = { 'x-shoal-route': plan.route.kind === 'direct' ? `direct:${plan.route.sourceId}` : 'engine' };
+    const columns = plan.columns.map((c) => ({ name: c.name, type: c.type ?? 'unknown' }));
+    if (plan.route.kind === 'direct') {
+      const route = plan.route;
+      const source = state.model.sources.find((s) => s.id === route.sourceId);
+      const dialect = DIRECT_DIALECT[route.dialect];
+      if (!source || !dialect) throw new ShoalError('INTERNAL_ROUTE', `direct route to unknown source ${route.sourceId}`);
+      const driver = this.pool.driver(dialect, source);
+      const fetched = await driver.query(plan.sql, [], signal);
+      return {
+        columns,
+        headers,
+        batches: (async function* () {
+          yield fetched.rows;
+        })(),
+      };
+    }
+    const batches = this.engine.execute(plan.sql, { signal });
+    // Pull the first batch now so the engine's column types are known before the response starts.
+    const it = batches[Symbol.asyncIterator]();
+    const first = await it.next();
+    const engineColumns = first.done ? undefined : first.value.columns;
+    return {
+      columns: columns.map((c, i) => ({ name: c.name, type: c.type !== 'unknown' ? c.type : (engineColumns?.[i]?.type ?? c.type) })),
+      headers,
+      batches: (async function* () {
+        let next = first;
+        while (!next.done) {
+          yield next.value.rows;
+          next = await it.next();
+        }
+      })(),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.watch?.stop().catch(() => undefined);
+    await this.engine.close().catch(() => undefined);
+    await this.pool.closeAll().catch(() => undefined);
+    await this.registry.close().catch(() => undefined);
+  }
+}
+
+function isEngineReachable(s: SourceConfig): boolean {
+  try {
+    sourceTypeOf(s);
+    return true;
+  } catch (e) {
+    if (isCodedError(e)) return false;
+    throw e;
+  }
+}
+
+/** File-backed sources name paths relative to the config file; the registry keeps them absolute. */
+function withAbsolutePaths<T extends CatalogModel>(model: T, baseDir: string): T {
+  const sources = model.sources.map((s) => (s.path && !isAbsolute(s.path) ? { ...s, path: resolve(baseDir, s.path) } : s));
+  return { ...model, sources };
+}

@@ -1,0 +1,102 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { checkCatalog } from '../config/catalog-checks.js';
+import { formatIssue } from '../config/config-issue.js';
+import { rlsRuleSchema, sourceSchema, tableSchema } from '../config/config-schema.js';
+import { makeColumn, makeSource, makeTable, type CatalogModel, type RlsRuleConfig } from '../config/model.js';
+import { resolveRole } from '../config/roles.js';
+import { ShoalError } from '../errors.js';
+import type { Registry, MutationResult } from '../registry/registry.js';
+
+/** What the admin API needs from an instance: its registry, its catalog, and a way to catch up. */
+export interface AdminTarget {
+  readonly registry: Registry;
+  /** Re-read the registry now, so this instance serves the mutation immediately. */
+  refresh(): Promise<void>;
+}
+
+function parseBody<T extends z.ZodType>(schema: T, body: unknown, what: string): z.output<T> {
+  const r = schema.safeParse(body);
+  if (!r.success) {
+    const first = r.error.issues[0];
+    const path = first?.path.map(String).join('.') ?? '';
+    throw new ShoalError('BAD_REQUEST', `invalid ${what}: ${path ? `${path}: ` : ''}${first?.message ?? 'malformed body'}`, {
+      hint: `send a ${what} as it is written in the config file's ${what}s list`,
+    });
+  }
+  return r.data;
+}
+
+/** Refuse a mutation that would leave the catalog inconsistent (dangling source, domain, role…). */
+function checkWith(catalog: CatalogModel): void {
+  const { errors } = checkCatalog(catalog);
+  if (errors.length > 0) {
+    throw new ShoalError('CONFLICT', errors.map(formatIssue).join('; '), { hint: 'register what it refers to first' });
+  }
+}
+
+/**
+ * Admin API: register and drop sources, tables and RLS rules in the shared registry. Every
+ * mutation bumps the config epoch in its own transaction; this instance refreshes at once and
+ * every other instance within its poll interval. Callers must act as a role with the `admin`
+ * capability (`X-Provisa-Role`), checked against the registry.
+ */
+export function adminPlugin(target: AdminTarget) {
+  return async function plugin(app: FastifyInstance): Promise<void> {
+    const authorize = async (req: FastifyRequest): Promise<CatalogModel> => {
+      const header = req.headers['x-provisa-role'];
+      const roleId = Array.isArray(header) ? header[0] : header;
+      const { catalog } = await target.registry.snapshot();
+      if (!roleId) throw new ShoalError('ROLE_REQUIRED', 'admin requests need an X-Provisa-Role header', { hint: 'act as a role with the admin capability' });
+      if (!catalog.roles.some((r) => r.id === roleId)) throw new ShoalError('ROLE_UNKNOWN', `role "${roleId}" is not registered`);
+      const role = resolveRole(catalog.roles, roleId);
+      if (!role.capabilities.includes('admin')) {
+        throw new ShoalError('FORBIDDEN', `role "${roleId}" lacks the admin capability`, { hint: 'act as a role whose capabilities include admin' });
+      }
+      return catalog;
+    };
+    const done = async (r: MutationResult): Promise<MutationResult> => {
+      if (r.changed) await target.refresh();
+      return r;
+    };
+
+    app.get('/admin/epoch', async (req) => {
+      await authorize(req);
+      return { epoch: await target.registry.epoch() };
+    });
+    app.get('/admin/sources', async (req) => (await authorize(req)).sources);
+    app.get('/admin/tables', async (req) => (await authorize(req)).tables);
+
+    app.post('/admin/sources', async (req) => {
+      const catalog = await authorize(req);
+      const source = makeSource(parseBody(sourceSchema, req.body, 'source'));
+      checkWith({ ...catalog, sources: [...catalog.sources.filter((s) => s.id !== source.id), source] });
+      return done(await target.registry.registerSource(source));
+    });
+    app.delete('/admin/sources/:id', async (req: FastifyRequest<{ Params: { id: string } }>) => {
+      const catalog = await authorize(req);
+      if (!catalog.sources.some((s) => s.id === req.params.id)) throw new ShoalError('NOT_FOUND', `no source "${req.params.id}"`);
+      return done(await target.registry.dropSource(req.params.id));
+    });
+
+    app.post('/admin/tables', async (req) => {
+      const catalog = await authorize(req);
+      const raw = parseBody(tableSchema, req.body, 'table');
+      const table = makeTable({ ...raw, columns: (raw.columns ?? []).map((c) => makeColumn(c)) });
+      const others = catalog.tables.filter((t) => !(t.domain_id === table.domain_id && (t.alias ?? t.table) === (table.alias ?? table.table)));
+      checkWith({ ...catalog, tables: [...others, table] });
+      return done(await target.registry.registerTable(table));
+    });
+    app.delete('/admin/tables/:ref', async (req: FastifyRequest<{ Params: { ref: string } }>) => {
+      await authorize(req);
+      return done(await target.registry.dropTable(req.params.ref));
+    });
+
+    app.post('/admin/rls', async (req) => {
+      const catalog = await authorize(req);
+      const rule = parseBody(rlsRuleSchema, req.body, 'rls rule') as RlsRuleConfig;
+      checkWith({ ...catalog, rls_rules: [...catalog.rls_rules, rule] });
+      return done(await target.registry.upsertRlsRule(rule));
+    });
+  };
+}
