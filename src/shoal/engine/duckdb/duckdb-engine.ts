@@ -50,6 +50,13 @@ export interface DuckDbEngineOptions {
    * tests that tamper with the catalog). The engine closes it on `close()`.
    */
   readonly instance?: DuckDBInstance;
+  /**
+   * Whether the attach connector may `INSTALL` a missing extension (a download) before `LOAD`.
+   * Default true, as upstream; false for hosts where extensions are provisioned ahead of time.
+   */
+  readonly installExtensions?: boolean;
+  /** DuckDB's extension directory (where INSTALL puts and LOAD finds extensions). */
+  readonly extensionDirectory?: string;
 }
 
 /** Database names DuckDB owns; a source id may not map onto one. */
@@ -124,6 +131,7 @@ export class DuckDbEngine implements Engine {
     private readonly admin: DuckDBConnection,
     private readonly pool: SourcePool,
     private readonly env: Readonly<Record<string, string | undefined>>,
+    private readonly installExtensions: boolean,
   ) {
     this.connectors = new DuckDbConnectors(pool);
   }
@@ -135,10 +143,11 @@ export class DuckDbEngine implements Engine {
       autoinstall_known_extensions: 'false',
     };
     if (options.memoryLimit !== undefined) config['memory_limit'] = options.memoryLimit;
+    if (options.extensionDirectory !== undefined) config['extension_directory'] = options.extensionDirectory;
     const instance = options.instance ?? (await DuckDBInstance.create(':memory:', config));
     const admin = await instance.connect();
     const env = options.env ?? process.env;
-    return new DuckDbEngine(instance, admin, new SourcePool(env), env);
+    return new DuckDbEngine(instance, admin, new SourcePool(env), env, options.installExtensions ?? true);
   }
 
   /** Serialise catalog DDL (reconcile and on-demand re-projection) on the admin connection. */
@@ -255,7 +264,8 @@ export class DuckDbEngine implements Engine {
         body = connector.viewBody(entry);
       } else if (connector.kind === 'attach') {
         const plan = connector.plan(entry, this.env);
-        await this.attach(entry, plan.extension, plan.alias, plan.statements);
+        const statements = this.installExtensions ? plan.statements : plan.statements.filter((st) => !st.startsWith('INSTALL '));
+        await this.attach(entry, plan.extension, plan.alias, statements);
         body = plan.viewBody;
       } else {
         body = `SELECT * FROM temp.main.${ident(landingTableName(entry))}`;
