@@ -12,7 +12,7 @@ import { service } from '../../../support/service.js';
 import { DuckDbEngine } from '../../../../src/shoal/engine/duckdb/duckdb-engine.js';
 import { catalogEntryFor, type CatalogEntry } from '../../../../src/shoal/engine/catalog-entry.js';
 import type { Cell, LandingReport, RowBatch } from '../../../../src/shoal/engine/engine.js';
-import { ShoalError } from '../../../../src/shoal/errors.js';
+import type { ShoalError } from '../../../../src/shoal/errors.js';
 
 const mariadb = service('mariadb');
 const DB = `shoal_engine_it_${process.pid}`;
