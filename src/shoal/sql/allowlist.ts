@@ -23,7 +23,7 @@ export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set((
   'date_trunc date_part extract to_char age make_date current_setting ' +
   'count sum avg min max string_agg array_agg bool_and bool_or every stddev stddev_samp stddev_pop variance var_samp var_pop percentile_cont percentile_disc mode ' +
   'row_number rank dense_rank ntile lag lead first_value last_value nth_value percent_rank cume_dist ' +
-  'array_length cardinality unnest generate_series grouping cube rollup'
+  'array array_length cardinality unnest generate_series grouping cube rollup'
 ).split(/\s+/).concat(['grouping sets']));
 
 /** Literal kinds whose generation is known to be safe (hazard H1: E'', N'', $$ re-open as SQL). */

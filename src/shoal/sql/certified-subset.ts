@@ -15,7 +15,7 @@ export type DirectDialect = 'postgres' | 'mysql' | 'sqlite';
 const CORE = (
   'select union intersect except subquery from join where group_by having order_by ordered limit offset with cte ' +
   'alias column identifier table star literal boolean null paren and or not eq neq lt lte gt gte in between is_null is_true is_false exists ' +
-  'add sub mul neg case coalesce null_if count sum min max avg not_in'
+  'add sub mul neg case coalesce null_if count sum min max avg not_in function'
 ).split(' ');
 
 const SQLITE = new Set([...CORE,

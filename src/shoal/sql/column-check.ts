@@ -51,7 +51,16 @@ export function checkColumns(stmt: Node, tableOf: (tableNode: Node) => ScopedTab
     const scope: Scope = { sources, outputAliases };
     const chain = [...outer, scope];
     // FROM items are visited with the outer scopes only (LATERAL: the enclosing one too)
-    for (const f of [...(d.from?.expressions ?? []), ...(d.joins ?? []).map((j: Data) => j.this)]) visitAny(f, dataOf(f)?.lateral ? chain : outer);
+    const visitFromItem = (f: Node) => {
+      if (typeOf(f) === 'joined_table') {
+        visitFromItem(dataOf(f).left);
+        for (const j of dataOf(f).joins ?? []) {
+          visitFromItem(j.this);
+          if (j.on) visitAny(j.on, chain);
+        }
+      } else visitAny(f, dataOf(f)?.lateral ? chain : outer);
+    };
+    for (const f of [...(d.from?.expressions ?? []), ...(d.joins ?? []).map((j: Data) => j.this)]) visitFromItem(f);
     for (const [c, p] of children(q)) {
       if (p.startsWith('from.') || p.startsWith('with.') || /^joins\[\d+\]\.this$/.test(p)) continue;
       visitAny(c, chain);

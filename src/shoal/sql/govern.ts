@@ -66,6 +66,8 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
   const scoped = new Map<Node, ScopedTable>();
   for (const [node, table] of resolved) {
     const d = dataOf(node);
+    // a column alias list (`AS x(a, b)`) renames the columns: leave those names to the engine
+    if (d.column_aliases?.length) continue;
     scoped.set(node, {
       qualifier: identName(d.alias) ?? identName(d.name)!,
       tableKey: table.tableKey,

@@ -13,6 +13,7 @@ import { validateStatement } from './validate.js';
 export function rowFilterExpression(filter: string, tableKey: string, vars: SessionVars): Node {
   const where = `row filter of ${tableKey}`;
   const bad = (why: string) => new ShoalError('SQL_BAD_POLICY', `${where}: ${why}`, { where, hint: 'fix the rls_rules filter in the config' });
+  if (!filter.trim()) throw bad('it is empty');
   const r = parseText(`SELECT 1 WHERE (${filter})`, 'postgres');
   if (!r.ok || r.statements.length !== 1) throw bad('it is not a valid PostgreSQL predicate');
   const stmt = r.statements[0]!;
