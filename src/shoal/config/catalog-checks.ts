@@ -103,7 +103,15 @@ export function checkCatalog(catalog: CatalogModel): CatalogCheck {
   duplicates('sources', catalog.sources.map((s) => s.id), 'id', 'source id');
   duplicates('sources', catalog.sources.map((s) => catalogName(s.id)), 'id', 'engine catalog name (source id with - as _)');
   duplicates('domains', catalog.domains.map((d) => d.id), 'id', 'domain id');
-  duplicates('tables', catalog.tables.map(tableId), catalog.tables.some((t) => t.alias) ? 'alias' : 'table', 'table id (alias or table name)');
+  {
+    const seen = new Map<string, number>();
+    catalog.tables.forEach((t, i) => {
+      const id = tableId(t);
+      const first = seen.get(id);
+      if (first === undefined) seen.set(id, i);
+      else err('CONFIG_DUPLICATE_ID', child(item('tables', i), t.alias === undefined ? 'table' : 'alias'), `duplicate table id "${id}" (first at ${item('tables', first)})`, 'tables are referenced by alias or name, so give one of them an alias');
+    });
+  }
   duplicates('relationships', catalog.relationships.map((r) => r.id), 'id', 'relationship id');
   duplicates('roles', catalog.roles.map((r) => r.id), 'id', 'role id');
   duplicates('rls_rules', catalog.rls_rules.map((r) => `${r.table_id ?? `domain ${r.domain_id}`} / role ${r.role_id}`), 'role_id', 'RLS rule for');

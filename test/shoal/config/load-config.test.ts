@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -383,3 +384,53 @@ function r0(list: readonly ConfigIssue[]): ConfigIssue {
 }
 
 afterAll(() => undefined);
+
+describe('laws over the base config', () => {
+  const env = { PG_PASSWORD: 'x' };
+  const keyLines = BASE.split('\n')
+    .map((line, i) => ({ line: i + 1, m: /^(\s*(?:- )?)([a-z_]+):/.exec(line) }))
+    .filter((x): x is { line: number; m: RegExpExecArray } => x.m !== null);
+  const allKeys = new Set(keyLines.map((k) => k.m[2]!));
+
+  it('law: a misspelled key is reported as an error at its own line, with its key path', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...keyLines), fc.nat(), fc.constantFrom('x', 'q', ''), (k, at, ch) => {
+        const key = k.m[2]!;
+        const pos = at % key.length;
+        const typo = key.slice(0, pos) + ch + key.slice(pos + 1);
+        fc.pre(typo.length > 0 && !allKeys.has(typo) && !/^(id|name|type|table|schema|filter|alias)$/.test(typo));
+        const lines = BASE.split('\n');
+        lines[k.line - 1] = lines[k.line - 1]!.replace(`${key}:`, `${typo}:`);
+        const r = checkConfig({ text: lines.join('\n') }, env);
+        expect(r.ok).toBe(false);
+        const e = r.errors.find((x) => x.code === 'CONFIG_UNKNOWN_KEY');
+        expect(e, JSON.stringify(r.errors)).toBeDefined();
+        expect(e!.line).toBe(k.line);
+        expect(e!.path.endsWith(typo)).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('law: every error found in YAML text carries a line number', () => {
+    const edits: [string, string][] = [
+      ['mask_type: regex', 'mask_type: nope'],
+      ['type: postgresql', 'type: oracle'],
+      ['role_id: analyst', 'role_id: x'],
+      ['domain_id: sales', 'domain_id: y'],
+      ['capabilities: [admin, query_development]', 'capabilities: [root]'],
+      ['data_type: varchar', 'data_type: integer'],
+      ['host: localhost', 'host: [a]'],
+      ['table_id: orders', 'domain_id: orders'],
+    ];
+    fc.assert(
+      fc.property(fc.subarray(edits, { minLength: 1 }), (chosen) => {
+        const text = chosen.reduce((t, [from, to]) => t.replace(from, to), BASE);
+        const r = checkConfig({ text }, env);
+        expect(r.ok).toBe(false);
+        for (const e of r.errors) expect(e.line, JSON.stringify(e)).toBeGreaterThan(0);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
