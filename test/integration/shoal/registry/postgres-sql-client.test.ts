@@ -1,0 +1,83 @@
+/**
+ * core/sql's PostgreSQL client against a real server (it lives here because the registry is its first
+ * user; the SQLite twin is test/core/sql/sqlite-client.test.ts).
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqlClient } from '../../../../src/core/sql/open-sql-client.js';
+import { canListen, type SqlClient } from '../../../../src/core/sql/sql-client.js';
+import { service } from '../../../support/service.js';
+
+const postgres = service('postgres');
+
+describe.skipIf(postgres.skip)('SqlClient over PostgreSQL', () => {
+  const database = `shoal_sql_${process.pid}_${Date.now().toString(36)}`;
+  let admin: pg.Client;
+  let client: SqlClient;
+
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    const u = new URL(postgres.url!);
+    u.pathname = `/${database}`;
+    client = await openSqlClient(u.toString().replace(/^postgresql:/, 'postgres:'));
+    await client.exec('CREATE TABLE t (id BIGINT PRIMARY KEY, name TEXT, flag BOOLEAN); CREATE TABLE u (x INT)');
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it('binds ? parameters as $n, leaves ? in literals alone, returns int8 as numbers', async () => {
+    expect(client.dialect).toBe('postgres');
+    expect(await client.run('INSERT INTO t (id, name, flag) VALUES (?, ?, ?), (?, ?, ?)', [1, 'one?', true, 2, null, false])).toEqual({ rowCount: 2 });
+    expect(await client.query("SELECT id, name, flag, '?' AS q FROM t WHERE id >= ? ORDER BY id", [1])).toEqual([
+      { id: 1, name: 'one?', flag: true, q: '?' },
+      { id: 2, name: null, flag: false, q: '?' },
+    ]);
+    expect(await client.query('SELECT count(*) AS n FROM t')).toEqual([{ n: 2 }]);
+    expect(await client.query('SELECT 9007199254740993::bigint AS big')).toEqual([{ big: '9007199254740993' }]);
+  });
+
+  it('commits a transaction that resolves and rolls back one that throws', async () => {
+    await client.transaction(async (tx) => {
+      await tx.run('INSERT INTO u VALUES (?)', [1]);
+    });
+    await expect(
+      client.transaction(async (tx) => {
+        await tx.run('INSERT INTO u VALUES (?)', [2]);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await client.query('SELECT x FROM u ORDER BY x')).toEqual([{ x: 1 }]);
+  });
+
+  it('a read-only transaction refuses writes', async () => {
+    await expect(client.transaction((tx) => tx.run('INSERT INTO u VALUES (3)'), { readOnly: true })).rejects.toThrow(/read-only/);
+  });
+
+  it('LISTEN delivers only committed notifications, and stops when unsubscribed', async () => {
+    expect(canListen(client)).toBe(true);
+    if (!canListen(client)) return;
+    const got: string[] = [];
+    let first!: () => void;
+    const arrived = new Promise<void>((r) => (first = r));
+    const stop = await client.listen('chan', (p) => {
+      got.push(p);
+      first();
+    });
+    await client
+      .transaction(async (tx) => {
+        await tx.query('SELECT pg_notify(?, ?)', ['chan', 'rolled-back']);
+        throw new Error('abort');
+      })
+      .catch(() => undefined);
+    await client.transaction((tx) => tx.query('SELECT pg_notify(?, ?)', ['chan', 'committed']));
+    await arrived;
+    expect(got).toEqual(['committed']);
+    await stop();
+  });
+});
