@@ -41,8 +41,16 @@ function isWhitespace(c: number): boolean {
   );
 }
 
+/** ASCII characters that end a token: whitespace, comma and Clojure EDN's terminating macros. */
+const ASCII_END = new Uint8Array(128);
+for (let c = 0; c < 128; c++) ASCII_END[c] = endsTokenSlow(c) ? 1 : 0;
+
 /** Characters that end a token: whitespace and Clojure EDN's terminating macro characters. */
 function endsToken(c: number): boolean {
+  return c < 128 ? ASCII_END[c] === 1 : isWhitespace(c);
+}
+
+function endsTokenSlow(c: number): boolean {
   switch (c) {
     case 34: // "
     case 59: // ;
@@ -58,6 +66,15 @@ function endsToken(c: number): boolean {
     default:
       return isWhitespace(c);
   }
+}
+
+/** Token text → the keyword or symbol it reads as (a token's validity never changes). */
+const names = new Map<string, Keyword | EdnSymbol>();
+
+/** The canonical text of a key or member; the common scalar cases without the general writer. */
+function textOf(v: EdnValue): string {
+  if (v instanceof Keyword) return ':' + v.text;
+  return emit(v);
 }
 
 const EOF = Symbol('eof');
@@ -217,41 +234,55 @@ class Reader {
     const opener = this.pos;
     this.enter();
     this.pos++;
-    const entries: (readonly [string, EdnValue, EdnValue])[] = [];
-    const seen = new Set<string>();
+    const byText = new Map<string, readonly [EdnValue, EdnValue]>();
+    const listIds = new Set<string>();
     for (;;) {
       const k = this.readItem(125, opener);
       if (k === CLOSED) break;
       const keyAt = this.itemStart;
       const v = this.readItem(125, opener);
       if (v === CLOSED) this.fail(`a map needs an even number of forms: the key ${emit(k as EdnValue)} has no value`, this.pos - 1);
-      const text = emit(k as EdnValue);
-      const id = holdsList(k as EdnValue) ? equalityText(k as EdnValue) : text;
-      if (seen.has(id)) this.fail(`duplicate map key ${text}`, keyAt, 'EDN forbids repeated keys in a map literal; keep one');
-      seen.add(id);
-      entries.push([text, k as EdnValue, v as EdnValue]);
+      const text = textOf(k as EdnValue);
+      if (this.isDuplicate(k as EdnValue, text, byText, listIds)) {
+        this.fail(`duplicate map key ${text}`, keyAt, 'EDN forbids repeated keys in a map literal; keep one');
+      }
+      byText.set(text, Object.freeze([k as EdnValue, v as EdnValue] as const));
     }
     this.depth--;
-    return EdnMap.fromKeyed(entries);
+    return EdnMap.adopt(byText);
+  }
+
+  /**
+   * Whether `v` (canonical text `text`) repeats an earlier key or member under Clojure `=`.
+   * A value without lists has its canonical text as its equality text, so only values holding a
+   * list need the equality text; those are remembered in `listIds`.
+   */
+  isDuplicate(v: EdnValue, text: string, byText: Map<string, unknown>, listIds: Set<string>): boolean {
+    if (byText.has(text)) return true;
+    if (!holdsList(v)) return listIds.has(text);
+    const id = equalityText(v);
+    if (byText.has(id) || listIds.has(id)) return true;
+    listIds.add(id);
+    return false;
   }
 
   readSet(): EdnSet {
     const opener = this.pos - 1;
     this.enter();
     this.pos++;
-    const members: (readonly [string, EdnValue])[] = [];
-    const seen = new Set<string>();
+    const byText = new Map<string, EdnValue>();
+    const listIds = new Set<string>();
     for (;;) {
       const v = this.readItem(125, opener);
       if (v === CLOSED) break;
-      const text = emit(v as EdnValue);
-      const id = holdsList(v as EdnValue) ? equalityText(v as EdnValue) : text;
-      if (seen.has(id)) this.fail(`duplicate set member ${text}`, this.itemStart, 'EDN forbids repeated members in a set literal; keep one');
-      seen.add(id);
-      members.push([text, v as EdnValue]);
+      const text = textOf(v as EdnValue);
+      if (this.isDuplicate(v as EdnValue, text, byText, listIds)) {
+        this.fail(`duplicate set member ${text}`, this.itemStart, 'EDN forbids repeated members in a set literal; keep one');
+      }
+      byText.set(text, v as EdnValue);
     }
     this.depth--;
-    return EdnSet.fromKeyed(members);
+    return EdnSet.adopt(byText);
   }
 
   readString(): string {
@@ -313,9 +344,10 @@ class Reader {
     const t = this.text;
     const start = this.pos;
     let p = start;
-    for (;;) {
+    const n = t.length;
+    while (p < n) {
       const c = t.charCodeAt(p);
-      if (Number.isNaN(c) || endsToken(c)) break;
+      if (c < 128 ? ASCII_END[c] === 1 : isWhitespace(c)) break;
       p++;
     }
     this.pos = p;
@@ -335,15 +367,19 @@ class Reader {
     }
     const c0 = tok.charCodeAt(0);
     const c1 = tok.charCodeAt(1);
-    const isDigit = (c: number): boolean => c >= 48 && c <= 57;
-    if (isDigit(c0) || ((c0 === 43 || c0 === 45) && isDigit(c1))) return this.integer(tok, start);
+    if ((c0 >= 48 && c0 <= 57) || ((c0 === 43 || c0 === 45) && c1 >= 48 && c1 <= 57)) return this.integer(tok, start);
+    const known = names.get(tok);
+    if (known !== undefined) return known;
     const m = SYMBOL.exec(tok);
     const ns = m?.[2];
     const name = m?.[3];
     if (!m || name === undefined || (ns !== undefined && ns.endsWith(':/')) || name.endsWith(':') || tok.indexOf('::', 1) !== -1 || tok.startsWith('::')) {
       this.fail(`invalid token "${tok}"`, start, 'symbols and keywords start with a non-digit, use "/" at most as a namespace separator, and do not end with ":"');
     }
-    return m[1] ? Keyword.of(tok.slice(1)) : EdnSymbol.of(tok);
+    const v = m[1] ? Keyword.of(tok.slice(1)) : EdnSymbol.of(tok);
+    // Keywords and symbols are interned for the process anyway; remember the token's validity too.
+    if (names.size < 100_000) names.set(tok, v);
+    return v;
   }
 
   integer(tok: string, start: number): bigint {
@@ -379,16 +415,15 @@ class Reader {
       this.fail(`unknown tag #${tag}`, start, 'only the #inst and #uuid tags are supported');
     }
     const value = this.readForm();
-    const valueAt = this.itemStartOf(start);
-    if (typeof value !== 'string') this.fail(`#${tag} must be followed by a string`, valueAt);
+    if (typeof value !== 'string') this.fail(`#${tag} must be followed by a string`, this.itemStartOf(start));
     if (tag === 'uuid') {
       if (!UUID_TEXT.test(value)) {
-        this.fail(`#uuid "${value}" is not a uuid of the form 8-4-4-4-12 hex digits`, valueAt);
+        this.fail(`#uuid "${value}" is not a uuid of the form 8-4-4-4-12 hex digits`, this.itemStartOf(start));
       }
       return new Uuid(value.toLowerCase());
     }
     const ms = parseInstant(value);
-    if (typeof ms === 'string') this.fail(`#inst: ${ms}`, valueAt);
+    if (typeof ms === 'string') this.fail(`#inst: ${ms}`, this.itemStartOf(start));
     return new Instant(ms);
   }
 

@@ -150,6 +150,14 @@ export class EdnMap {
   }
 
   /**
+   * Take ownership of a prepared text → frozen [key, value] map (the reader's fast path). The
+   * caller must not touch `byText` afterwards.
+   */
+  static adopt(byText: Map<string, readonly [EdnValue, EdnValue]>): EdnMap {
+    return new EdnMap(byText);
+  }
+
+  /**
    * From entries whose key text is already known (the reader and `ednMap` compute it once).
    * The caller guarantees each text is `emit(key)`; later texts replace earlier ones.
    */
@@ -200,6 +208,14 @@ export class EdnSet {
     const m = new Map<string, EdnValue>();
     for (const v of members) if (!m.has(keyText(v))) m.set(keyText(v), v);
     return new EdnSet(m);
+  }
+
+  /**
+   * Take ownership of a prepared text → member map (the reader's fast path). The caller must not
+   * touch `byText` afterwards.
+   */
+  static adopt(byText: Map<string, EdnValue>): EdnSet {
+    return new EdnSet(byText);
   }
 
   /** From members whose text is already known (`emit(member)`); the first of equal texts wins. */
