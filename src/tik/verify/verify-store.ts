@@ -9,7 +9,7 @@ import type { Instant } from '../edn/index.js';
 import { canonicalTextProblem } from '../store/canonical-text.js';
 import { problem, type StoreProblem } from '../store/problem.js';
 import { LoadContext } from '../store/resolve-pin.js';
-import type { EventStore } from '../store/store.js';
+import type { EventStore, StoredEvent } from '../store/store.js';
 import { SIDECAR_NAME, checkTicket, sha256Id } from '../store/store-names.js';
 import { checkL0 } from './level-l0.js';
 import { checkL1 } from './level-l1.js';
@@ -48,7 +48,25 @@ export async function verifyTicket(
   checkTicket(ticket);
   const context = options.context ?? new LoadContext(store);
   const actors = options.actors ?? (await readActors(store));
-  const stored = await store.events(ticket);
+  let stored: readonly StoredEvent[];
+  try {
+    stored = await store.events(ticket);
+  } catch (e) {
+    // A log the store cannot read (e.g. a corrupt pack index) fails L0; the other tickets go on.
+    if (!(e instanceof CodedError) || e.code === 'store/io') throw e;
+    const p = problem('L0/unreadable', `ticket ${ticket} cannot be read: ${e.message}`, {
+      where: e.where ?? `tickets/${ticket}`,
+      ...(e.hint ? { hint: e.hint } : {}),
+    });
+    const none = levelReport([]);
+    return Object.freeze({
+      ticket,
+      ok: false,
+      levels: Object.freeze({ L0: levelReport([p]), L1: none, L2: levelReport([problem('L2/no-events', `ticket ${ticket} has no readable events to derive`)]) }),
+      events: 0,
+      signed: 0,
+    });
+  }
   const l0 = checkL0(ticket, stored, options.now);
   const l1 = await checkL1(store, ticket, stored, l0.events, actors);
   const l2 = await checkL2(context, ticket, l0.events, options.now);

@@ -6,7 +6,9 @@
  * Writes go through `writeFileAtomic` (temp file + rename), so a crash never leaves a partial
  * event, sidecar or blob; every argument is checked before the first write.
  */
+import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { writeFileAtomic, type AtomicWriteHooks } from '../../../core/fs-atomic.js';
 import { CodedError } from '../../../core/errors.js';
 import {
@@ -32,7 +34,10 @@ import {
   checkTicket,
   sha256Id,
 } from '../store-names.js';
+import { parsePackIndex, slicePack } from './event-pack.js';
 import {
+  PACK_FILE,
+  PACK_INDEX_FILE,
   actorsPath,
   blobPath,
   byHashDir,
@@ -134,52 +139,81 @@ export class FileStore implements EventStore {
 
   // ── the log ──────────────────────────────────────────────────────────────────────────────
 
+  /** Packed events of a ticket (id → bytes), empty without a pack index. */
+  private async packed(ticket: string): Promise<Map<string, Uint8Array>> {
+    const dir = eventsDir(this.base, ticket);
+    const idx = await readIfExists(join(dir, PACK_INDEX_FILE));
+    if (idx === undefined) return new Map();
+    const where = `tickets/${ticket}/events/${PACK_INDEX_FILE}`;
+    const index = parsePackIndex(idx.toString('utf8'), where);
+    const pack = await readIfExists(join(dir, PACK_FILE));
+    if (pack === undefined) {
+      throw new TikError('store/bad-pack', `${where} exists but ${PACK_FILE} does not`, {
+        where,
+        hint: 'restore events.pack from a replica, or remove the index if the loose events are all present',
+      });
+    }
+    return slicePack(pack, index, where);
+  }
+
   async append(ticket: string, id: string, bytes: Uint8Array): Promise<boolean> {
     checkTicket(ticket);
     checkContentId(id);
     checkBytesMatch(id, bytes, `ticket ${ticket}`);
-    const path = eventPath(this.base, ticket, id);
-    if (await exists(path)) return false;
-    await this.write(path, bytes);
+    if (await this.hasEvent(ticket, id)) return false;
+    await this.write(eventPath(this.base, ticket, id), bytes);
     return true;
   }
 
   async events(ticket: string): Promise<readonly StoredEvent[]> {
     checkTicket(ticket);
     const dir = eventsDir(this.base, ticket);
-    const ids = (await listDir(dir)).flatMap((n) => {
+    const names = await listDir(dir);
+    const ids = names.flatMap((n) => {
       const m = EVENT_FILE.exec(n);
       return m ? [m[1]!] : [];
     });
     const bytes = await readAll(ids.map((id) => eventPath(this.base, ticket, id)));
-    return ids.map((id, i) => Object.freeze({ id, bytes: new Uint8Array(bytes[i]!) }));
+    const out: StoredEvent[] = ids.map((id, i) => Object.freeze({ id, bytes: new Uint8Array(bytes[i]!) }));
+    if (names.includes(PACK_INDEX_FILE)) {
+      // Loose and packed events merge on read; a loose copy wins.
+      const loose = new Set(ids);
+      for (const [id, b] of await this.packed(ticket)) if (!loose.has(id)) out.push(Object.freeze({ id, bytes: b }));
+    }
+    return out;
   }
 
   async ticketIds(): Promise<readonly string[]> {
-    const names = (await listDir(ticketsDir(this.base))).filter((n) => TICKET_UUID.test(n));
-    const dirs = await Promise.all(
-      names.map(async (n) => {
-        try {
-          return (await stat(`${ticketsDir(this.base)}/${n}`)).isDirectory();
-        } catch {
-          return false;
-        }
-      }),
-    );
-    return names.filter((_, i) => dirs[i]).sort();
+    const dir = ticketsDir(this.base);
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (e) {
+      if (isMissing(e)) return [];
+      throw ioError(e, dir);
+    }
+    const out: string[] = [];
+    for (const e of entries) {
+      if (!TICKET_UUID.test(e.name)) continue;
+      // A symlinked ticket directory counts if it points at a directory.
+      if (e.isDirectory() || (e.isSymbolicLink() && (await stat(join(dir, e.name)).then((s) => s.isDirectory(), () => false)))) out.push(e.name);
+    }
+    return out.sort();
   }
 
   async hasEvent(ticket: string, id: string): Promise<boolean> {
     checkTicket(ticket);
     checkContentId(id);
-    return exists(eventPath(this.base, ticket, id));
+    if (await exists(eventPath(this.base, ticket, id))) return true;
+    return (await this.packed(ticket)).has(id);
   }
 
   async eventBytes(ticket: string, id: string): Promise<Uint8Array | undefined> {
     checkTicket(ticket);
     checkContentId(id);
     const b = await readIfExists(eventPath(this.base, ticket, id));
-    return b === undefined ? undefined : new Uint8Array(b);
+    if (b !== undefined) return new Uint8Array(b);
+    return (await this.packed(ticket)).get(id);
   }
 
   // ── sidecars ─────────────────────────────────────────────────────────────────────────────
@@ -259,7 +293,7 @@ export class FileStore implements EventStore {
   async readProcessSidecar(hash: string, name: string): Promise<Uint8Array | undefined> {
     checkContentId(hash, 'process hash');
     checkSidecarName(name);
-    const b = await readIfExists(`${byHashDir(this.base)}/${name}`);
+    const b = await readIfExists(join(byHashDir(this.base), name));
     return b === undefined ? undefined : new Uint8Array(b);
   }
 
@@ -269,7 +303,7 @@ export class FileStore implements EventStore {
     if (SIDECAR_NAME.exec(name)?.[1] !== hash) {
       throw new TikError('store/bad-sidecar-name', `sidecar ${name} does not belong to ${hash}`, { where: 'processes/by-hash' });
     }
-    const path = `${byHashDir(this.base)}/${name}`;
+    const path = join(byHashDir(this.base), name);
     const old = await readIfExists(path);
     if (old !== undefined && old.equals(bytes)) return false;
     await this.write(path, bytes);
