@@ -44,7 +44,14 @@ export function keywordPath(v: EdnValue | undefined): readonly Keyword[] | undef
 
 /** The canonical text of a keyword path as a vector, e.g. `[:resolution :ref]`. */
 export function pathKey(path: readonly EdnValue[]): string {
-  return emit(Object.freeze([...path]));
+  // Fast path for the common all-keyword path: a keyword emits as ':' + its text.
+  let out = '[';
+  for (let i = 0; i < path.length; i++) {
+    const k = path[i];
+    if (!(k instanceof Keyword)) return emit(Object.freeze([...path]));
+    out += i === 0 ? k.toString() : ` ${k.toString()}`;
+  }
+  return `${out}]`;
 }
 
 /** Dotted text of a keyword path: `[:resolution :ref]` → `resolution.ref`. */

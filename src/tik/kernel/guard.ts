@@ -79,12 +79,30 @@ function factReasons(ctx: GuardContext, path: readonly Keyword[], key: string): 
       return [{ kind: 'fact/conflicted', path, claims: s.claims }];
     case 'present': {
       if (!decl) return [];
-      const check = checkFactSchema(decl.schema, s.value);
+      const check = validated(ctx.state, key, decl.schema, s.value);
       if (check === 'unsupported') return [{ kind: 'schema/unsupported', path, schema: decl.schema }];
       if (check.length > 0) return [{ kind: 'fact/invalid', path, value: s.value, schema: decl.schema, errors: check }];
       return [];
     }
   }
+}
+
+// Validity depends only on (schema, value): cache it per path in the state's disposable cache,
+// keyed by the fact's current entry object (replaced, never mutated, when the fact changes).
+interface Validity {
+  readonly current: object;
+  readonly schema: EdnValue;
+  readonly result: readonly string[] | 'unsupported';
+}
+function validated(state: TicketState, key: string, schema: EdnValue, value: EdnValue): readonly string[] | 'unsupported' {
+  const current = state.facts.get(key)?.current;
+  if (!current) return checkFactSchema(schema, value);
+  const cacheKey = `validity ${key}`;
+  const hit = state.cache.get(cacheKey) as Validity | undefined;
+  if (hit && hit.current === current && hit.schema === schema) return hit.result;
+  const result = checkFactSchema(schema, value);
+  state.cache.set(cacheKey, { current, schema, result });
+  return result;
 }
 
 function compile(form: EdnValue): Node {
@@ -282,6 +300,16 @@ export function compileGuard(form: EdnValue): Node {
 /** Evaluates one guard form. Throws `guard/unknown-operator` for an unknown operator. */
 export function evaluateGuard(form: EdnValue, ctx: GuardContext): GuardResult {
   return compileGuard(form)(ctx);
+}
+
+/**
+ * Whether every guard of a stage holds. Evaluates all of them (so an unknown operator throws
+ * wherever it sits) without collecting results: the derivation's hot path.
+ */
+export function guardsHold(guards: readonly EdnValue[], ctx: GuardContext): boolean {
+  let ok = true;
+  for (const g of guards) if (!compileGuard(g)(ctx).satisfied) ok = false;
+  return ok;
 }
 
 /** Evaluates every guard of a stage (an implicit AND; every reason is reported). */

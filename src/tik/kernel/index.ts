@@ -18,6 +18,8 @@ export {
   type TicketState,
   type FactStatus,
   type FactEntry,
+  type HistoryNode,
+  factHistory,
   type FactValue,
   type FactRetracted,
   type Dispute,

@@ -44,9 +44,25 @@ export interface FactEntry {
   readonly current: FactValue | FactRetracted | undefined;
   /** Live disputes, oldest first. */
   readonly disputes: readonly Dispute[];
-  /** Superseded entries, oldest first. */
-  readonly history: readonly (FactValue | FactRetracted)[];
+  /** Superseded entries, newest first, as a shared linked list (see `factHistory`). */
+  readonly previous: HistoryNode | undefined;
 }
+
+/** One superseded entry; `prev` is the one before it. Shared between successive entries. */
+export interface HistoryNode {
+  readonly entry: FactValue | FactRetracted;
+  readonly prev: HistoryNode | undefined;
+}
+
+/** A fact's superseded entries, oldest first. */
+export function factHistory(entry: FactEntry): (FactValue | FactRetracted)[] {
+  const out: (FactValue | FactRetracted)[] = [];
+  for (let n = entry.previous; n; n = n.prev) out.push(n.entry);
+  return out.reverse();
+}
+
+const pushHistory = (old: FactEntry | undefined): HistoryNode | undefined =>
+  old?.current ? Object.freeze({ entry: old.current, prev: old.previous }) : old?.previous;
 
 /** An assert or retract on a path: the write index and the claims of a conflict. */
 export interface Write {
@@ -110,6 +126,8 @@ export interface TicketState {
   readonly lastAttested: ReadonlyMap<string, Instant>;
   /** The maximal competing writes when the path is conflicted (§3.5), else `undefined`. */
   conflictClaims(key: string): readonly Write[] | undefined;
+  /** A disposable memo for derived values (e.g. fact validity); never part of the state's meaning. */
+  readonly cache: Map<string, unknown>;
 }
 
 /** The status of one fact path (§3.6). */
@@ -127,6 +145,7 @@ export type FactStatus =
   | { readonly status: 'retracted'; readonly by: string; readonly at: Instant; readonly note: EdnValue };
 
 const ABSENT: FactStatus = Object.freeze({ status: 'absent' });
+const NO_DISPUTES: readonly Dispute[] = Object.freeze([]);
 
 interface ConflictMemo {
   readonly writes: number;
@@ -157,6 +176,7 @@ export class TicketFold implements TicketState {
   /** Latest attestation instant per claim (canonical text). */
   readonly lastAttested = new Map<string, Instant>();
   private readonly conflictMemo = new Map<string, ConflictMemo>();
+  readonly cache = new Map<string, unknown>();
 
   /** Folds one event. Events must arrive in fold order, each id once. */
   apply(e: TikEvent): void {
@@ -257,9 +277,8 @@ export class TicketFold implements TicketState {
     const old = this.facts.get(p.key);
     const current: FactValue = Object.freeze({ kind: 'value', value, by: e.actor, at: e.at, event: e.id });
     // A later assert of v keeps only the disputes that rejected exactly v (§3.4).
-    const disputes = (old?.disputes ?? []).filter((d) => d.rejected !== undefined && ednEquals(d.rejected.value, value));
-    const history = old?.current ? [...old.history, old.current] : (old?.history ?? []);
-    this.facts.set(p.key, Object.freeze({ path: p.path, current, disputes: Object.freeze(disputes), history: Object.freeze(history) }));
+    const disputes = !old || old.disputes.length === 0 ? NO_DISPUTES : old.disputes.filter((d) => d.rejected !== undefined && ednEquals(d.rejected.value, value));
+    this.facts.set(p.key, Object.freeze({ path: p.path, current, disputes: Object.freeze(disputes), previous: pushHistory(old) }));
     this.recordWrite(p.key, Object.freeze({ kind: 'assert', value, by: e.actor, at: e.at, event: e.id }), e);
   }
 
@@ -274,8 +293,7 @@ export class TicketFold implements TicketState {
       event: e.id,
       reason: e.body.get(K.retractReason) ?? null,
     });
-    const history = old?.current ? [...old.history, old.current] : (old?.history ?? []);
-    this.facts.set(p.key, Object.freeze({ path: p.path, current, disputes: Object.freeze([]), history: Object.freeze(history) }));
+    this.facts.set(p.key, Object.freeze({ path: p.path, current, disputes: NO_DISPUTES, previous: pushHistory(old) }));
     this.recordWrite(p.key, Object.freeze({ kind: 'retract', by: e.actor, at: e.at, event: e.id }), e);
   }
 
@@ -296,7 +314,7 @@ export class TicketFold implements TicketState {
       reason: e.body.get(K.disputeReason) ?? null,
       ...(old?.current?.kind === 'value' ? { rejected: Object.freeze({ value: old.current.value }) } : {}),
     });
-    const base: FactEntry = old ?? { path: p.path, current: undefined, disputes: [], history: [] };
+    const base: FactEntry = old ?? { path: p.path, current: undefined, disputes: NO_DISPUTES, previous: undefined };
     this.facts.set(p.key, Object.freeze({ ...base, disputes: Object.freeze([...base.disputes, d]) }));
   }
 

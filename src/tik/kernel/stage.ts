@@ -5,7 +5,7 @@
 import type { Instant } from '../edn/value.js';
 import { foldOrder } from './dag.js';
 import type { TikEvent } from './event.js';
-import { evaluateGuards, type GuardContext } from './guard.js';
+import { guardsHold, type GuardContext } from './guard.js';
 import type { ProcessDef, Roles } from './process.js';
 import { TicketFold, type FactStatus, type TicketState } from './reduce.js';
 
@@ -17,14 +17,14 @@ import { TicketFold, type FactStatus, type TicketState } from './reduce.js';
 export function reachedSet(def: ProcessDef, state: TicketState, t: Instant, roles: Roles, seed: ReadonlySet<string>): Set<string> {
   const reached = new Set(seed);
   const memo = new Map<string, FactStatus>();
+  // `reached` is only added to after a whole sweep, so during a sweep it *is* the snapshot.
+  const ctx: GuardContext = { state, def, now: t, reached, roles, memo };
   for (;;) {
-    const snapshot: ReadonlySet<string> = new Set(reached);
-    const ctx: GuardContext = { state, def, now: t, reached: snapshot, roles, memo };
     const add: string[] = [];
     for (const s of def.stages) {
-      if (snapshot.has(s.key)) continue;
-      if (!s.afterKeys.every((a) => snapshot.has(a))) continue;
-      if (evaluateGuards(s.guards, ctx).satisfied) add.push(s.key);
+      if (reached.has(s.key)) continue;
+      if (!s.afterKeys.every((a) => reached.has(a))) continue;
+      if (guardsHold(s.guards, ctx)) add.push(s.key);
     }
     if (add.length === 0) return reached;
     for (const k of add) reached.add(k);

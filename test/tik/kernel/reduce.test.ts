@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emit } from '../../../src/tik/edn/index.js';
 import { Instant, Uuid, kw } from '../../../src/tik/edn/value.js';
-import { eventFromMap, factMap, factStatus, heads, missingParents, reduce, roots } from '../../../src/tik/kernel/index.js';
+import { eventFromMap, factHistory, factMap, factStatus, heads, missingParents, reduce, roots } from '../../../src/tik/kernel/index.js';
 import { Ticket, at, body, path, T0 } from './builders.js';
 
 const status = (t: Ticket, dotted: string) => factStatus(reduce(t.events), path(dotted));
@@ -22,7 +22,7 @@ describe('reducer: asserts and retracts', () => {
     const s = reduce(t.events);
     expect(factStatus(s, path('category'))).toMatchObject({ status: 'present', value: kw('billing') });
     const entry = s.facts.get('[:category]');
-    expect(entry?.history.map((h) => (h.kind === 'value' ? h.value : null))).toEqual([kw('technical')]);
+    expect(entry && factHistory(entry).map((h) => (h.kind === 'value' ? h.value : null))).toEqual([kw('technical')]);
   });
 
   it('a retract withdraws the fact and reports who and why', () => {
