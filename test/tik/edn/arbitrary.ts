@@ -8,7 +8,10 @@ import { EdnSymbol, Instant, Keyword, Uuid, type EdnValue } from '../../../src/t
 
 const nameChars = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCXYZ0123456789-_?!*+<>=.$%&'.split(''));
 const firstChars = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCXYZ_?!*<>=$%&'.split(''));
-const name = fc.tuple(firstChars, fc.string({ unit: nameChars, maxLength: 6 })).map(([a, b]) => a + b);
+const wildChars = fc.constantFrom('#', "'", 'é', 'λ', '😀', 'ß', '.', '*');
+const plainName = fc.tuple(firstChars, fc.string({ unit: fc.oneof(nameChars, wildChars), maxLength: 6 })).map(([a, b]) => a + b);
+// Clojure also reads a single ':' inside a name (never at its end, never doubled).
+const name = fc.oneof(plainName, fc.tuple(plainName, plainName).map(([a, b]) => `${a}:${b}`));
 const symbolText = fc
   .tuple(fc.option(name, { nil: undefined }), name)
   .map(([ns, n]) => (ns ? `${ns}/${n}` : n))

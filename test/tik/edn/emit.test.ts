@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { arbEdn } from './arbitrary.js';
 import {
   emit,
   emitBytes,
@@ -12,6 +14,7 @@ import {
   EdnSet,
   Instant,
   kw,
+  prStr,
   readEdn,
   Uuid,
   type EdnValue,
@@ -128,5 +131,24 @@ describe('constructors and lookup', () => {
     expect(ednEquals(readEdn('[]'), readEdn('#{}'))).toBe(false);
     expect(ednEquals(readEdn('#uuid "00000000-0000-0000-0000-00000000000A"'), new Uuid('00000000-0000-0000-0000-00000000000a'))).toBe(true);
     expect(ednEquals(EdnSet.from([], emit), ednSet([]))).toBe(true);
+  });
+});
+
+describe('prStr (human, not canonical)', () => {
+  test('maps get Clojure commas, the rest prints canonically and in canonical order', () => {
+    expect(prStr(readEdn('{:b [1 2] :a #{:y :x} :c {:e 1 :d (2)}}'))).toBe('{:a #{:x :y}, :b [1 2], :c {:d (2), :e 1}}');
+    expect(prStr(readEdn('"a\\"b"'))).toBe('"a\\"b"');
+  });
+
+  test('reads back to the same value', () => {
+    fc.assert(
+      fc.property(arbEdn, (v) => {
+        expect(emit(readEdn(prStr(v)))).toBe(emit(v));
+      }),
+    );
+  });
+
+  test('never throws, even on values emit refuses', () => {
+    expect(prStr(Object.freeze([1.5 as unknown as EdnValue, 2n]))).toBe('[#<number 1.5> 2]');
   });
 });
