@@ -74,6 +74,12 @@ export function certify(stmt: Node, dialect: DirectDialect, tables: readonly Cat
     if ((t === 'lag' || t === 'lead') && dialect !== 'postgres' && (d.default || d.offset)) {
       return { ok: false, reason: 'lag/lead with offset or default is not certified' };
     }
+    if (t === 'subquery' && d.lateral && dialect !== 'postgres') {
+      return { ok: false, reason: `LATERAL is not certified for ${dialect} (#32)` };
+    }
+    if (d && typeof d === 'object' && d.filter && dialect === 'mysql') {
+      return { ok: false, reason: 'aggregate FILTER is not certified for mysql (#11)' };
+    }
     if (t === 'subquery' && d.column_aliases?.length && dialect !== 'postgres') {
       return { ok: false, reason: `derived column lists are not certified for ${dialect} (#4)` };
     }

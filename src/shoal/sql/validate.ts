@@ -53,6 +53,12 @@ export function validateStatement(stmt: Node, sql?: string): void {
         hint: "write the value as a standard string literal 'like this' (double a quote to escape it)",
       });
     }
+    if ((t === 'table' && d.table_sample) || (t === 'select' && d.sample)) {
+      throw new ShoalError('SQL_UNSUPPORTED', 'TABLESAMPLE is not supported (it is nondeterministic, and would sample the governed rows)', {
+        ...at(n, sql),
+        hint: 'filter with a deterministic predicate instead, e.g. WHERE id % 10 = 0',
+      });
+    }
     if (t === 'table' && (d.catalog && d.schema === null)) {
       throw new ShoalError('SQL_UNKNOWN_TABLE', 'malformed table reference', { ...at(n, sql) });
     }
