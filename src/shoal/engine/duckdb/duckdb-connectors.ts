@@ -15,12 +15,13 @@ import { tikStoreLanding } from './connectors/tik-store.js';
 export class DuckDbConnectors {
   private readonly landings: Readonly<Record<'postgresql' | 'mysql' | 'sqlite' | 'tik', LandingConnector>>;
 
-  constructor(pool: SourcePool) {
+  /** @param clock epoch milliseconds, for sources whose rows are derived at `now` (tik). */
+  constructor(pool: SourcePool, clock: () => number) {
     this.landings = {
       postgresql: postgresLanding(pool),
       mysql: mysqlLanding(pool),
       sqlite: sqliteLanding(pool),
-      tik: tikStoreLanding(),
+      tik: tikStoreLanding(clock),
     };
   }
 

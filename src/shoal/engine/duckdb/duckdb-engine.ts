@@ -57,6 +57,8 @@ export interface DuckDbEngineOptions {
   readonly installExtensions?: boolean;
   /** DuckDB's extension directory (where INSTALL puts and LOAD finds extensions). */
   readonly extensionDirectory?: string;
+  /** Epoch milliseconds; the `now` derived sources (tik stages) are computed at. Default: the system clock. */
+  readonly clock?: () => number;
 }
 
 /** Database names DuckDB owns; a source id may not map onto one. */
@@ -132,8 +134,9 @@ export class DuckDbEngine implements Engine {
     private readonly pool: SourcePool,
     private readonly env: Readonly<Record<string, string | undefined>>,
     private readonly installExtensions: boolean,
+    clock: () => number,
   ) {
-    this.connectors = new DuckDbConnectors(pool);
+    this.connectors = new DuckDbConnectors(pool, clock);
   }
 
   static async create(options: DuckDbEngineOptions = {}): Promise<DuckDbEngine> {
@@ -147,7 +150,7 @@ export class DuckDbEngine implements Engine {
     const instance = options.instance ?? (await DuckDBInstance.create(':memory:', config));
     const admin = await instance.connect();
     const env = options.env ?? process.env;
-    return new DuckDbEngine(instance, admin, new SourcePool(env), env, options.installExtensions ?? true);
+    return new DuckDbEngine(instance, admin, new SourcePool(env), env, options.installExtensions ?? true, options.clock ?? (() => Date.now()));
   }
 
   /** Serialise catalog DDL (reconcile and on-demand re-projection) on the admin connection. */
