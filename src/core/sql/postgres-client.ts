@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { CodedError } from '../errors.js';
 import { toPostgresPlaceholders } from './placeholders.js';
-import type { ListeningSqlClient, SqlExecutor, SqlRow, SqlValue } from './sql-client.js';
+import type { ListeningSqlClient, SqlExecutor, SqlRow, SqlValue, TransactionOptions } from './sql-client.js';
 import { redactUrl } from './sql-url.js';
 
 export interface PostgresClientOptions {
@@ -68,10 +68,10 @@ class PostgresClient implements ListeningSqlClient {
     return executor(this.pool).exec(script);
   }
 
-  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
+      await client.query(options.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
       const result = await fn(executor(client));
       await client.query('COMMIT');
       return result;

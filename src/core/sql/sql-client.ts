@@ -26,8 +26,16 @@ export interface SqlClient extends SqlExecutor {
    * write lock is taken at BEGIN (BEGIN IMMEDIATE), on PostgreSQL transactions are READ COMMITTED; take
    * row locks (`SELECT … FOR UPDATE`) where serialisation matters. Don't use the client itself inside `fn`.
    */
-  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
+}
+
+export interface TransactionOptions {
+  /**
+   * A consistent read: SQLite takes no write lock (deferred BEGIN); PostgreSQL runs REPEATABLE READ
+   * READ ONLY, so every statement sees one snapshot.
+   */
+  readonly readOnly?: boolean;
 }
 
 /** A PostgreSQL client can also LISTEN; the returned function stops listening. */

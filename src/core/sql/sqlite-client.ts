@@ -8,19 +8,26 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CodedError } from '../errors.js';
-import type { SqlClient, SqlExecutor, SqlRow, SqlValue } from './sql-client.js';
+import type { SqlClient, SqlExecutor, SqlRow, SqlValue, TransactionOptions } from './sql-client.js';
 
 export interface SqliteClientOptions {
   /** Give up on a busy database after this long (default 30 s). */
   readonly busyTimeoutMs?: number;
 }
 
-export function openSqliteClient(path: string, options: SqliteClientOptions = {}): SqlClient {
+export async function openSqliteClient(path: string, options: SqliteClientOptions = {}): Promise<SqlClient> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { timeout: 0 });
-  if (path !== ':memory:') db.pragma('journal_mode = WAL');
-  db.pragma('foreign_keys = ON');
-  return new SqliteClient(db, options.busyTimeoutMs ?? 30_000);
+  const client = new SqliteClient(db, options.busyTimeoutMs ?? 30_000);
+  try {
+    // switching to WAL needs a moment of exclusive access: another process may be starting too
+    if (path !== ':memory:') await client.exec('PRAGMA journal_mode = WAL');
+    await client.exec('PRAGMA foreign_keys = ON');
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return client;
 }
 
 class SqliteClient implements SqlClient {
@@ -53,9 +60,9 @@ class SqliteClient implements SqlClient {
     return this.serial(() => this.direct.exec(script));
   }
 
-  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     return this.serial(async () => {
-      await this.retry(() => void this.db.exec('BEGIN IMMEDIATE'));
+      await this.retry(() => void this.db.exec(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE'));
       let result: T;
       try {
         result = await fn(this.direct);

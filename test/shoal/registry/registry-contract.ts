@@ -241,6 +241,13 @@ export function registryContract(label: string, harness: RegistryHarness): void 
       expect(seen).toEqual([2]);
     });
 
+    it('several handles opening a fresh registry at once all succeed (the schema is created once)', async () => {
+      const h = await fresh();
+      const handles = await Promise.all([h.open(), h.open(), h.open()]);
+      await handles[0]!.registerDomain({ id: 'd' });
+      for (const r of handles) expect(await r.epoch()).toBe(1);
+    });
+
     it('concurrent mutations through two handles serialise: both land and the epoch counts both', async () => {
       const h = await fresh();
       const a = await h.open();
