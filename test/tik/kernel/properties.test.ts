@@ -3,7 +3,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emit } from '../../../src/tik/edn/index.js';
 import { Instant } from '../../../src/tik/edn/value.js';
-import { effectiveReached, explain, factMap, factStatus, reduce, type TicketState, type TikEvent } from '../../../src/tik/kernel/index.js';
+import {
+  effectiveReached,
+  evaluateGuards,
+  explain,
+  factMap,
+  factStatus,
+  reasonKey,
+  reduce,
+  type Reason,
+  type TicketState,
+  type TikEvent,
+} from '../../../src/tik/kernel/index.js';
 import { PATHS, build, historyArb, nowArb } from './arbitrary.js';
 import { loadDef, path, registerRoles } from './builders.js';
 
@@ -79,6 +90,61 @@ describe('reducer laws', () => {
         expect(reachedText(events, now)).toBe(reachedText([...events], now));
       }),
       { numRuns: 30 },
+    );
+  });
+});
+
+describe('explain laws (§7.1)', () => {
+  // Reasons compared without explain's permanence marks (guards never set them).
+  const unmark = (r: Reason): Reason => {
+    const { permanent: _p, ...rest } = r;
+    return (rest.kind === 'alternatives' ? { ...rest, options: rest.options.map((o) => ({ ...o, reasons: o.reasons.map(unmark) })) } : rest) as Reason;
+  };
+  const strip = (r: Reason): string => reasonKey(unmark(r));
+
+  it('explain is sound: every reported reason is re-derived by a guard of its stage', () => {
+    fc.assert(
+      fc.property(historyArb(), nowArb, (ops, nowMs) => {
+        const events = build(ops);
+        const now = new Instant(nowMs);
+        const r = explain(SUPPORT, events, now, ROLES);
+        const ctx = { state: r.evolution.state, def: SUPPORT, now, reached: r.evolution.reached, roles: ROLES };
+        for (const b of r.blocks) {
+          const stage = SUPPORT.stageByKey.get(b.stage);
+          const derived = new Set(evaluateGuards(stage?.guards ?? [], ctx).results.flatMap((g) => g.result.reasons.map(strip)));
+          for (const m of b.missing) expect(derived.has(strip(m))).toBe(true);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('explain is complete: every frontier stage is explained (the reached set is a fixpoint)', () => {
+    fc.assert(
+      fc.property(historyArb(), nowArb, (ops, nowMs) => {
+        const events = build(ops);
+        const r = explain(SUPPORT, events, new Instant(nowMs), ROLES);
+        const reached = r.evolution.reached;
+        const frontier = SUPPORT.stages.filter((s) => !reached.has(s.key) && s.afterKeys.every((a) => reached.has(a))).map((s) => s.key);
+        expect(r.blocks.map((b) => b.stage)).toEqual(frontier);
+        for (const b of r.blocks) expect(b.missing.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('for-actor only hides: kept + hidden = all, and nothing kept is unactionable', () => {
+    fc.assert(
+      fc.property(historyArb(), nowArb, fc.constantFrom('seb', 'billing', 'rando'), (ops, nowMs, actor) => {
+        const events = build(ops);
+        const all = explain(SUPPORT, events, new Instant(nowMs), ROLES);
+        const mine = explain(SUPPORT, events, new Instant(nowMs), ROLES, { forActor: actor });
+        const total = all.blocks.reduce((n, b) => n + b.missing.length, 0);
+        const kept = mine.blocks.reduce((n, b) => n + b.missing.length, 0);
+        expect(kept + mine.hidden).toBe(total);
+        for (const b of mine.blocks) for (const m of b.missing) expect(m.permanent).toBeUndefined();
+      }),
+      { numRuns: 40 },
     );
   });
 });
