@@ -12,6 +12,7 @@ import { DuckDbEngine } from '../../../../src/shoal/engine/duckdb/duckdb-engine.
 import { catalogEntryFor, type CatalogEntry, type EngineSourceConfig } from '../../../../src/shoal/engine/catalog-entry.js';
 import type { Cell, LandingReport, RowBatch } from '../../../../src/shoal/engine/engine.js';
 import { ShoalError } from '../../../../src/shoal/errors.js';
+import { makeTikStore, TIK_START, type TikFixture } from '../../../shoal/engine/duckdb/tik-fixture.js';
 
 const postgres = service('postgres');
 const DB = `shoal_engine_it_${process.pid}`;
@@ -44,6 +45,8 @@ describe.skipIf(postgres.skip)('PostgreSQL landed into DuckDB', () => {
   let engine: DuckDbEngine;
   let dir: string;
   let entries: CatalogEntry[];
+  let tik: TikFixture;
+  const NOW = TIK_START + 2 * 3_600_000;
   const ORDERS = { sourceId: 'sales-pg', schema: 'public', table: 'orders' };
 
   beforeAll(async () => {
@@ -81,11 +84,18 @@ describe.skipIf(postgres.skip)('PostgreSQL landed into DuckDB', () => {
       password: '${env:SHOAL_IT_PG_PASSWORD}',
     };
     const csvSource: EngineSourceConfig = { id: 'segments-csv', type: 'csv', path: dir };
+    tik = await makeTikStore();
+    // Which order each support ticket is about: a business table keyed by tik ticket ids.
+    await db.query('CREATE TABLE ticket_orders (ticket text PRIMARY KEY, order_id integer)');
+    for (const [i, t] of tik.tickets.entries()) await db.query('INSERT INTO ticket_orders VALUES ($1, $2)', [t, 5 + 3 * i]);
+    const tikSource: EngineSourceConfig = { id: 'support-board', type: 'tik', path: tik.root };
     const downSource: EngineSourceConfig = { id: 'down-pg', type: 'postgresql', host: '127.0.0.1', port: 1, database: 'x', username: 'x' };
     entries = [
       catalogEntryFor({ source_id: 'sales-pg', domain_id: 'sales', schema: 'public', table: 'orders' }, pgSource),
       catalogEntryFor({ source_id: 'segments-csv', domain_id: 'sales', table: 'customer_segments' }, csvSource),
       catalogEntryFor({ source_id: 'down-pg', domain_id: 'archive', schema: 'public', table: 'orders' }, downSource),
+      catalogEntryFor({ source_id: 'sales-pg', domain_id: 'sales', schema: 'public', table: 'ticket_orders' }, pgSource),
+      catalogEntryFor({ source_id: 'support-board', domain_id: 'support', table: 'tickets' }, tikSource),
     ];
     // Extensions can't be downloaded here; make that certain (no INSTALL, an empty extension directory).
     mkdirSync(join(dir, 'extensions'));
@@ -93,6 +103,7 @@ describe.skipIf(postgres.skip)('PostgreSQL landed into DuckDB', () => {
       env: { SHOAL_IT_PG_PASSWORD: 'not-needed-with-trust-auth' },
       installExtensions: false,
       extensionDirectory: join(dir, 'extensions'),
+      clock: () => NOW,
     });
     const report = await engine.reconcile(entries);
     expect(report.failed).toEqual([]);
@@ -104,6 +115,7 @@ describe.skipIf(postgres.skip)('PostgreSQL landed into DuckDB', () => {
     await admin?.query(`DROP DATABASE IF EXISTS ${DB}`).catch(() => undefined);
     await admin?.end();
     if (dir) rmSync(dir, { recursive: true, force: true });
+    tik?.cleanup();
   });
 
   it('keeps PostgreSQL types and values exact', async () => {
@@ -208,6 +220,26 @@ describe.skipIf(postgres.skip)('PostgreSQL landed into DuckDB', () => {
       });
     expect(r.rows).toEqual(expected);
     expect(new Set(r.rows.map((x) => x[1]))).toEqual(new Set(REGIONS));
+  });
+
+  it('answers a three-source join, PostgreSQL ⋈ CSV ⋈ tik tickets, correctly', async () => {
+    const r = await collect(
+      engine.execute(`SELECT t.title, o.id, o.amount::VARCHAR, s.segment, t.current
+        FROM "support_board"."default"."tickets" t
+        JOIN "sales_pg"."public"."ticket_orders" l ON l.ticket = t.ticket
+        JOIN "sales_pg"."public"."orders" o ON o.id = l.order_id
+        JOIN "segments_csv"."default"."customer_segments" s ON s.customer_id = o.customer_id
+        ORDER BY o.id`),
+    );
+    const expected: Cell[][] = [];
+    for (const [i, t] of tik.tickets.entries()) {
+      const orderId = 5 + 3 * i;
+      const [cid, amount] = (await db.query({ text: 'SELECT customer_id, amount::text FROM orders WHERE id = $1', values: [orderId], rowMode: 'array' })).rows[0] as [number, string];
+      const st = (await tik.json(['status', t], NOW)) as { title: string; current: string[] };
+      expected.push([st.title, orderId, amount, SEGMENTS[cid] as string, st.current]);
+    }
+    expect(r.rows).toEqual(expected);
+    expect(r.rows.length).toBe(4);
   });
 
   it('a source that is down gives SOURCE_UNAVAILABLE naming it, while PostgreSQL and CSV queries keep working', async () => {
