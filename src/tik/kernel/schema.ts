@@ -23,7 +23,7 @@
  * below the top level are prefixed with the malli `:in` path, e.g. `[:items 0]: should be an integer`.
  */
 import { TikError } from '../errors.js';
-import { emit, ednEquals, ednMap } from '../edn/index.js';
+import { emit, ednEquals, ednMap, equalityKey } from '../edn/index.js';
 import { EdnList, EdnMap, EdnSet, EdnSymbol, Instant, Keyword, Uuid, type EdnValue } from '../edn/value.js';
 
 /** One validation failure: where (malli's `:in`) and the humanised message. */
@@ -199,14 +199,20 @@ function compile(form: EdnValue, depth: number): Check {
     }
     case ':enum': {
       if (args.length === 0) throw invalidSchema(form, ':enum needs at least one value');
-      const texts = new Set(args.map(pr));
+      const texts = new Set(args.map(equalityKey)); // malli tests membership with Clojure =
       const shown = args.map(pr);
       const message =
         shown.length === 1
           ? `should be ${shown[0]}`
           : `should be either ${shown.slice(0, -1).join(', ')} or ${shown[shown.length - 1]}`;
       return (v, at, out) => {
-        if (!texts.has(safeText(v))) out.push({ in: at, message });
+        let id: string;
+        try {
+          id = equalityKey(v);
+        } catch {
+          id = '';
+        }
+        if (!texts.has(id)) out.push({ in: at, message });
       };
     }
     case ':=':

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { emit, ednGet, ednMap, kw, readEdn, readEdnBytes, EdnMap, type EdnValue } from '../../../src/tik/edn/index.js';
+import { emit, ednEquals, ednGet, ednMap, kw, readEdn, readEdnBytes, EdnMap, type EdnValue } from '../../../src/tik/edn/index.js';
 import { TikError } from '../../../src/tik/errors.js';
 import {
   compileSchema,
@@ -97,6 +97,8 @@ describe('enums and combinators', () => {
     expect(errors('[:enum "a" 1]', '"a"')).toEqual([]);
     expect(errors('[:enum "a" 1]', '"1"')).toEqual(['should be either "a" or 1']);
     expect(errors('[:enum :a :b]', ':b')).toEqual([]);
+    expect(errors('[:enum [1 2]]', '(1 2)')).toEqual([]);
+    expect(errors('[:enum {:x 1} :a]', ':a')).toEqual([]);
   });
 
   test('[:maybe s]', () => {
@@ -207,5 +209,73 @@ describe('every fact schema in the shipped definitions compiles', () => {
       }
     }
     expect(count).toBeGreaterThan(30);
+  });
+});
+
+describe('schema laws', () => {
+  const forms = [':boolean', ':int', ':string', ':keyword', ':uuid', ':inst', ':nil', '[:string {:min 2}]', '[:int {:min 0 :max 9}]', '[:enum :a "b" 1]', '[:vector :int]', '[:map [:a :int]]'].map(
+    (t) => schema(t),
+  );
+  const arbSchema = fc.constantFrom(...forms);
+
+  test('validation is total: it returns strings for every value and never throws', () => {
+    fc.assert(
+      fc.property(arbSchema, arbEdn, (s, v) => {
+        const e = validate(s, v);
+        expect(Array.isArray(e)).toBe(true);
+        for (const m of e) expect(typeof m).toBe('string');
+      }),
+    );
+  });
+
+  test('[:maybe s] holds for nil and exactly where s holds otherwise', () => {
+    fc.assert(
+      fc.property(arbSchema, arbEdn, (s, v) => {
+        const maybe = compileSchema(Object.freeze([kw('maybe'), s.form])) as Schema;
+        expect(validate(maybe, null)).toEqual([]);
+        if (v !== null) expect(validate(maybe, v)).toEqual(validate(s, v));
+      }),
+    );
+  });
+
+  test('[:and a b] holds iff both hold; [:or a b] iff either holds', () => {
+    fc.assert(
+      fc.property(arbSchema, arbSchema, arbEdn, (a, b, v) => {
+        const and = compileSchema(Object.freeze([kw('and'), a.form, b.form])) as Schema;
+        const or = compileSchema(Object.freeze([kw('or'), a.form, b.form])) as Schema;
+        const okA = validate(a, v).length === 0;
+        const okB = validate(b, v).length === 0;
+        expect(validate(and, v).length === 0).toBe(okA && okB);
+        expect(validate(or, v).length === 0).toBe(okA || okB);
+      }),
+    );
+  });
+
+  test('[:vector s] holds iff every element holds', () => {
+    fc.assert(
+      fc.property(arbSchema, fc.array(arbEdn, { maxLength: 4 }), (s, xs) => {
+        const vec = compileSchema(Object.freeze([kw('vector'), s.form])) as Schema;
+        expect(validate(vec, Object.freeze(xs)).length === 0).toBe(xs.every((x) => validate(s, x).length === 0));
+      }),
+    );
+  });
+
+  test('[:enum v…] holds exactly for values = to a member', () => {
+    fc.assert(
+      fc.property(fc.array(arbEdn, { minLength: 1, maxLength: 4 }), arbEdn, (vs, x) => {
+        const e = compileSchema(Object.freeze([kw('enum'), ednMap([]), ...vs])) as Schema;
+        expect(validate(e, x).length === 0).toBe(vs.some((v) => ednEquals(v, x)));
+        for (const v of vs) expect(validate(e, v)).toEqual([]);
+      }),
+    );
+  });
+
+  test('compiling the form of a compiled schema gives the same verdicts (schemas are data)', () => {
+    fc.assert(
+      fc.property(arbSchema, arbEdn, (s, v) => {
+        const again = compileSchema(readEdn(emit(s.form))) as Schema;
+        expect(validate(again, v)).toEqual(validate(s, v));
+      }),
+    );
   });
 });
