@@ -48,7 +48,7 @@ export async function openPostgresClient(url: string, options: PostgresClientOpt
 
 class PostgresClient implements ListeningSqlClient {
   readonly dialect = 'postgres' as const;
-  private readonly listeners = new Set<pg.Client>();
+  private readonly stops = new Set<() => Promise<void>>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -70,38 +70,78 @@ class PostgresClient implements ListeningSqlClient {
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const client = await this.pool.connect();
+    let broken = false;
     try {
       await client.query(options.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
       const result = await fn(executor(client));
       await client.query('COMMIT');
       return result;
     } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // a connection that cannot even roll back is not returned to the pool
+      await client.query('ROLLBACK').catch(() => (broken = true));
       throw e;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 
+  /**
+   * LISTEN on a dedicated connection. If that connection drops (server restart, terminated backend),
+   * it is re-established every second until it works, and `onNotify('')` is then called once, since
+   * notifications sent during the gap are lost; the caller's poll covers the gap.
+   */
   async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
-    const client = new pg.Client({ connectionString: this.url, types });
-    client.on('error', this.onError);
-    await client.connect();
-    client.on('notification', (m) => {
-      if (m.channel === channel) onNotify(m.payload ?? '');
-    });
-    await client.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
-    this.listeners.add(client);
-    return async () => {
-      if (!this.listeners.delete(client)) return;
-      await client.end().catch(() => undefined);
+    let active = true;
+    let current: pg.Client | undefined;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const connect = async (): Promise<void> => {
+      const client = new pg.Client({ connectionString: this.url, types });
+      client.on('error', this.onError);
+      client.on('notification', (m) => {
+        if (m.channel === channel) onNotify(m.payload ?? '');
+      });
+      client.on('end', () => {
+        if (current !== client) return;
+        current = undefined;
+        if (active) reconnectLater();
+      });
+      try {
+        await client.connect();
+        await client.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+      } catch (e) {
+        await client.end().catch(() => undefined);
+        throw e;
+      }
+      if (active) current = client;
+      else await client.end().catch(() => undefined);
     };
+    const reconnectLater = () => {
+      retry = setTimeout(() => {
+        connect().then(
+          () => active && onNotify(''),
+          (e: Error) => {
+            this.onError(e);
+            if (active) reconnectLater();
+          },
+        );
+      }, 1000);
+      retry.unref();
+    };
+    await connect();
+    const stop = async () => {
+      active = false;
+      clearTimeout(retry);
+      this.stops.delete(stop);
+      const c = current;
+      current = undefined;
+      await c?.end().catch(() => undefined);
+    };
+    this.stops.add(stop);
+    return stop;
   }
 
   async close(): Promise<void> {
-    const ls = [...this.listeners];
-    this.listeners.clear();
-    await Promise.all(ls.map((c) => c.end().catch(() => undefined)));
+    await Promise.all([...this.stops].map((stop) => stop()));
     await this.pool.end();
   }
 }

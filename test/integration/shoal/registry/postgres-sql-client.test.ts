@@ -81,3 +81,34 @@ describe.skipIf(postgres.skip)('SqlClient over PostgreSQL', () => {
     await stop();
   });
 });
+
+describe.skipIf(postgres.skip)('LISTEN survives a dropped connection', () => {
+  it('re-listens after its backend is terminated, signals the gap, and receives later notifications', async () => {
+    const client = await openSqlClient(postgres.url!);
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    try {
+      if (!canListen(client)) throw new Error('a PostgreSQL client can listen');
+      const channel = `chan_${process.pid}`;
+      const got: string[] = [];
+      const waiters: [string, () => void][] = [];
+      const waitFor = (p: string) => new Promise<void>((r) => waiters.push([p, r]));
+      const stop = await client.listen(channel, (p) => {
+        got.push(p);
+        for (const [want, r] of waiters) if (want === p) r();
+      });
+      const gap = waitFor('');
+      const killed = await admin.query(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = $1`, [`LISTEN "${channel}"`]);
+      expect(killed.rows).toEqual([{ ok: true }]);
+      await gap;
+      const later = waitFor('after');
+      await client.query('SELECT pg_notify(?, ?)', [channel, 'after']);
+      await later;
+      expect(got).toEqual(['', 'after']);
+      await stop();
+    } finally {
+      await admin.end();
+      await client.close();
+    }
+  });
+});
