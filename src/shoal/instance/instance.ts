@@ -19,6 +19,7 @@ import type { Registry } from '../registry/registry.js';
 import { watchEpoch, type EpochWatch } from '../registry/watch-epoch.js';
 import type { HealthReport, QueryRequest, QueryResult, QueryService } from '../server/query-service.js';
 import { SourcePool } from '../sources/source-pool.js';
+import { normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
 import type { SourceDialect } from '../sources/source-driver.js';
 import { catalogFromConfig, planQuery, type GovernanceCatalog } from '../sql/index.js';
 
@@ -148,11 +149,12 @@ export class ShoalInstance implements QueryService {
       if (!source || !dialect) throw new ShoalError('INTERNAL_ROUTE', `direct route to unknown source ${route.sourceId}`);
       const driver = this.pool.driver(dialect, source);
       const fetched = await driver.query(plan.sql, [], signal);
+      const classes = fetched.columns.map(numberClassOfSourceColumn);
       return {
         columns,
         headers,
         batches: (async function* () {
-          yield fetched.rows;
+          yield normalizeRows(fetched.rows, classes);
         })(),
       };
     }
@@ -161,13 +163,14 @@ export class ShoalInstance implements QueryService {
     const it = batches[Symbol.asyncIterator]();
     const first = await it.next();
     const engineColumns = first.done ? undefined : first.value.columns;
+    const classes = (engineColumns ?? []).map((c) => numberClassOfType(c.type));
     return {
       columns: columns.map((c, i) => ({ name: c.name, type: c.type !== 'unknown' ? c.type : (engineColumns?.[i]?.type ?? c.type) })),
       headers,
       batches: (async function* () {
         let next = first;
         while (!next.done) {
-          yield next.value.rows;
+          yield normalizeRows(next.value.rows, classes);
           next = await it.next();
         }
       })(),

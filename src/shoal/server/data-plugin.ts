@@ -86,8 +86,10 @@ export function dataPlugin(service: QueryService, metrics: MetricsRegistry) {
       const header = req.headers['x-provisa-role'];
       const role = req.body.role ?? (Array.isArray(header) ? header[0] : header);
       const controller = new AbortController();
-      req.raw.once('close', () => {
-        if (!reply.sent || !reply.raw.writableEnded) controller.abort();
+      // The response closing before it finished means the client went away: stop the query.
+      // (Not the request's 'close': Node emits that as soon as the body has been read.)
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) controller.abort();
       });
       const result = await service.query({ sql: req.body.sql, role, vars: req.body.vars ?? {} }, controller.signal);
       const it = result.batches[Symbol.asyncIterator]();

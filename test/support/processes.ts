@@ -1,0 +1,61 @@
+/**
+ * Real server processes for multi-process tests: spawn the compiled CLI, wait for readiness over
+ * HTTP, and make sure every process is killed when the test ends, even on failure.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  output(): string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of live) c.kill('SIGKILL');
+});
+
+export function distBin(system: 'shoal' | 'tik'): string {
+  return resolve(process.cwd(), `dist/src/${system}/cli/main.js`);
+}
+
+export async function startServer(args: readonly string[], opts: { cwd: string; port: number; env?: NodeJS.ProcessEnv; readyPath?: string; timeoutMs?: number; system?: 'shoal' | 'tik' }): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [distBin(opts.system ?? 'shoal'), ...args], {
+    cwd: opts.cwd,
+    env: { ...process.env, SHOAL_LOG_LEVEL: 'warn', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  let out = '';
+  child.stdout?.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));
+  child.stderr?.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.once('exit', () => live.delete(child));
+  const url = `http://127.0.0.1:${opts.port}`;
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited before ready:\n${out}`);
+    try {
+      const r = await fetch(`${url}${opts.readyPath ?? '/ready'}`);
+      if (r.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server not ready within the deadline:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child,
+    url,
+    output: () => out,
+    async kill(signal: NodeJS.Signals = 'SIGKILL') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
