@@ -11,6 +11,7 @@ import {
   type ExplainResult,
   type ProcessDef,
   type Reason,
+  type TicketState,
   type TikEvent,
 } from '../kernel/index.js';
 import { ednToJson, instantText, type Json } from './json-value.js';
@@ -31,8 +32,7 @@ export interface FactJson {
   [key: string]: Json;
 }
 
-function processJson(def: ProcessDef | undefined, t: OpenTicket): Json {
-  const state = reduce(t.events);
+function processJson(def: ProcessDef | undefined, state: TicketState): Json {
   return {
     id: state.process instanceof Keyword ? state.process.toString() : def ? def.id.toString() : null,
     version: def ? Number(def.version) : state.processVersion === undefined ? null : (ednToJson(state.processVersion) as Json),
@@ -44,8 +44,7 @@ const isLinkOrTitle = (path: readonly EdnValue[]): boolean =>
   path[0] === Keyword.of('link') || (path.length === 1 && path[0] === Keyword.of('title'));
 
 /** `facts`: dotted path → `{status, value, by, at, note?}` (excluding `[:link …]` and `[:title]`). */
-export function factsJson(events: readonly TikEvent[]): Record<string, Json> {
-  const state = reduce(events);
+export function factsJson(state: TicketState): Record<string, Json> {
   const out: Record<string, Json> = {};
   const keys = [...state.facts.keys()].sort();
   for (const key of keys) {
@@ -77,8 +76,7 @@ export function factsJson(events: readonly TikEvent[]): Record<string, Json> {
 }
 
 /** The title: a present `[:title]` fact overrides the create's title. */
-export function titleOf(events: readonly TikEvent[]): string | null {
-  const state = reduce(events);
+export function titleOf(state: TicketState): string | null {
   const t = factStatus(state, [Keyword.of('title')]);
   if (t.status === 'present') return typeof t.value === 'string' ? t.value : emit(t.value);
   return typeof state.title === 'string' ? state.title : state.title === undefined ? null : emit(state.title);
@@ -96,11 +94,11 @@ export function statusView(t: OpenTicket, now: Instant): StatusView {
   const reached = sorted(explained.reached);
   const json: Record<string, Json> = {
     ticket: t.ticket,
-    title: titleOf(t.events),
-    process: processJson(def, t),
+    title: titleOf(explained.evolution.state),
+    process: processJson(def, explained.evolution.state),
     current: sorted(explained.current),
     reached,
-    facts: factsJson(t.events),
+    facts: factsJson(explained.evolution.state),
     missingParents: [...t.missingParents].sort(),
     blocked: explained.blocks.map((b) => ({
       stage: b.stage,
@@ -180,8 +178,8 @@ export function diffJson(t: OpenTicket, now: Instant, k: number): Record<string,
   const before = ordered.slice(0, cut);
   const r0 = effectiveReached(def, before, now, t.roles);
   const r1 = effectiveReached(def, ordered, now, t.roles);
-  const f0 = factsJson(before);
-  const f1 = factsJson(ordered);
+  const f0 = factsJson(reduce(before));
+  const f1 = factsJson(reduce(ordered));
   const paths = sorted(new Set([...Object.keys(f0), ...Object.keys(f1)]));
   const facts: Json[] = [];
   for (const p of paths) {

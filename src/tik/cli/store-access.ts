@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { parseOpenSshPrivateKey, type SshPrivateKey } from '../../core/sshsig.js';
 import { readEdn } from '../edn/index.js';
-import { isMap, Keyword, type EdnMap } from '../edn/value.js';
+import { isMap, type EdnMap } from '../edn/value.js';
 import { TikError } from '../errors.js';
 import {
   missingParents,
   parseEvent,
   parseProcess,
-  reduce,
   resolveRoles,
   type ProcessDef,
   type Roles,
@@ -20,6 +19,7 @@ import type { EventStore } from '../store/store.js';
 import { sha256Id } from '../store/store-names.js';
 import { signEvent } from '../verify/index.js';
 import type { CliContext } from './context.js';
+import { pinOf } from './pin.js';
 
 /**
  * The CLI's one door to the store: opening it, loading a ticket for a verb (events parsed, the
@@ -95,9 +95,7 @@ export async function resolveDefinition(
   store: EventStore,
   events: readonly TikEvent[],
 ): Promise<{ def: ProcessDef | undefined; source: string }> {
-  const state = reduce(events);
-  const hash = typeof state.processHash === 'string' ? state.processHash : undefined;
-  const name = state.process instanceof Keyword ? state.process.text : undefined;
+  const { hash, name } = pinOf(events);
   if (hash !== undefined) {
     const text = await store.readProcessByHash(hash);
     if (text !== undefined) {

@@ -1,9 +1,9 @@
 import { isCodedError } from '../../core/errors.js';
 import { readEdn } from '../edn/index.js';
-import { Keyword } from '../edn/value.js';
-import { parseProcess, reduce, resolveRoles, type ProcessDef, type Roles, type TikEvent } from '../kernel/index.js';
+import { parseProcess, resolveRoles, type ProcessDef, type Roles, type TikEvent } from '../kernel/index.js';
 import type { EventStore } from '../store/store.js';
 import type { CliContext } from './context.js';
+import { pinOf } from './pin.js';
 import { parseStoredEvents, readRegister } from './store-access.js';
 
 /** One ticket of a store-wide read (`ls`, `next`). */
@@ -27,9 +27,7 @@ export async function loadAllTickets(ctx: CliContext, store: EventStore): Promis
   for (const ticket of await store.ticketIds()) {
     try {
       const events = parseStoredEvents(ticket, await store.events(ticket), store.location);
-      const state = reduce(events);
-      const hash = typeof state.processHash === 'string' ? state.processHash : undefined;
-      const name = state.process instanceof Keyword ? state.process.text : undefined;
+      const { hash, name } = pinOf(events);
       const cacheKey = hash ?? `name:${name ?? ''}`;
       let def = defs.get(cacheKey);
       if (!defs.has(cacheKey)) {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { currentStages, effectiveReached, isSettled } from '../../kernel/index.js';
+import { currentStages, derive, isSettled } from '../../kernel/index.js';
 import type { CliContext } from '../context.js';
 import { instantText, type Json } from '../json-value.js';
 import { titleOf } from '../lenses.js';
@@ -20,7 +20,7 @@ export function registerLs(program: Command, ctx: CliContext): void {
       const rows: Record<string, Json>[] = [];
       let hidden = 0;
       for (const t of await loadAllTickets(ctx, store)) {
-        const reached = effectiveReached(t.def, t.events, now, t.roles);
+        const { reached, state } = derive(t.def, t.events, now, t.roles);
         const settled = isSettled(t.def, reached);
         if (settled && !opts.all) {
           hidden++;
@@ -30,7 +30,7 @@ export function registerLs(program: Command, ctx: CliContext): void {
         for (const e of t.events) last = Math.max(last, e.at.ms);
         rows.push({
           ticket: t.ticket,
-          title: titleOf(t.events),
+          title: titleOf(state),
           process: t.def.id.toString(),
           current: [...currentStages(t.def, reached)].sort(),
           reached: [...reached].sort(),

@@ -1,0 +1,20 @@
+/**
+ * Runs every benchmark and prints each as a ratio to its floor, measured side by side in this run
+ * (never a timed assertion). `npm run bench`; `node dist/bench/run.js --quick` for small sizes.
+ */
+import { benchDeriveTicket } from './tik/derive-ticket.js';
+import { benchLs } from './tik/ls-store.js';
+import { ratio, type BenchResult } from './tik/measure.js';
+
+const quick = process.argv.includes('--quick');
+
+const results: BenchResult[] = [
+  ...(await benchDeriveTicket(quick ? 800 : 8000, quick ? 3 : 5)),
+  ...(await benchLs(quick ? 1000 : 10_000, quick ? 2 : 3)),
+];
+
+const rows = results.map((r) => [r.name, `${r.ms.toFixed(1)} ms`, `${r.floorMs.toFixed(1)} ms`, `${ratio(r)}×`, r.note]);
+const header = ['benchmark', 'time (median)', 'floor: read+hash', 'ratio', 'what'];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+process.stdout.write(`${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n${rows.map(line).join('\n')}\n`);
