@@ -23,6 +23,8 @@ const KEY_BEGIN = '-----BEGIN OPENSSH PRIVATE KEY-----';
 const KEY_END = '-----END OPENSSH PRIVATE KEY-----';
 const KEY_MAGIC = Buffer.from('openssh-key-v1\0', 'latin1');
 const ED25519 = 'ssh-ed25519';
+/** The prefixes of SSH key type names (`ssh-ed25519`, `ssh-rsa`, `ecdsa-sha2-nistp256`, `sk-…`). */
+const KEY_TYPE = /^(ssh-|ecdsa-|sk-|rsa-sha2-)/;
 /** OpenSSH wraps armoured base64 at 70 columns. */
 const LINE = 70;
 
@@ -179,6 +181,31 @@ export function publicKeyFromBase64(b64: string): SshPublicKey {
   return key;
 }
 
+/** A public key line of any type: Ed25519 keys are decoded, others kept as type and base64. */
+export interface AnyPublicKey {
+  readonly type: string;
+  readonly base64: string;
+  /** Set for Ed25519 keys, which this module verifies in process. */
+  readonly publicKey: SshPublicKey | undefined;
+  readonly comment: string | undefined;
+}
+
+/**
+ * Parses a `.pub` line of any SSH key type (`ssh-ed25519`, `ssh-rsa`, `ecdsa-sha2-*`, `sk-*`):
+ * the blob must decode and name the same type as the line. Non-Ed25519 keys are verified by
+ * `ssh-keygen` rather than in process.
+ */
+export function parseAnyPublicKeyLine(line: string): AnyPublicKey {
+  const m = /^\s*(\S+)\s+(\S+)(?:\s+(.*?))?\s*$/.exec(line);
+  if (!m || !KEY_TYPE.test(m[1]!)) {
+    throw malformed('a public key line is "<type> <base64> [comment]"', undefined, 'use the contents of a .pub file');
+  }
+  const [, type, b64, comment] = m;
+  const decoded = decodeKeyBlob(strictBase64(b64!, 'public key'), 'public key');
+  if (decoded.type !== type) throw malformed(`the key line says ${type} but the key is ${decoded.type}`);
+  return Object.freeze({ type: type!, base64: b64!, publicKey: decoded.key, comment: comment === undefined || comment === '' ? undefined : comment });
+}
+
 /** Parses an `ssh-ed25519 <base64> [comment]` line (a `.pub` file). */
 export function parsePublicKeyLine(line: string): { readonly publicKey: SshPublicKey; readonly comment: string | undefined } {
   const m = /^\s*(\S+)\s+(\S+)(?:\s+(.*?))?\s*$/.exec(line);
@@ -288,6 +315,37 @@ export function verifySshSignature(armored: string | Uint8Array, message: Uint8A
   return { ok: true, publicKey: sig.publicKey, principals: [] };
 }
 
+export type SshTrustResult =
+  | { readonly ok: true; readonly principals: readonly string[] }
+  | { readonly ok: false; readonly failure: 'unknown-key' | 'wrong-principal' | 'namespace-not-allowed'; readonly reason: string };
+
+/**
+ * The allowed-signers half of `ssh-keygen -Y verify`, for a key of any type (given as the base64
+ * of its blob): is the key listed for `principal` (or, when undefined, for anyone) with a
+ * namespace pattern admitting `namespace`? Certificate-authority lines are not honoured.
+ */
+export function trustCheck(
+  keyBase64: string,
+  principal: string | undefined,
+  namespace: string,
+  allowed: readonly AllowedSigner[],
+): SshTrustResult {
+  const fp = fpr16(keyBase64);
+  const byKey = allowed.filter((a) => !a.certAuthority && a.keyBase64 === keyBase64);
+  if (byKey.length === 0) return { ok: false, failure: 'unknown-key', reason: `key ${fp} is not in the allowed signers` };
+  const matching = principal === undefined ? byKey : byKey.filter((a) => matchPatternList(principal, a.principals));
+  if (matching.length === 0) {
+    const owners = [...new Set(byKey.flatMap((a) => a.principals))].join(', ');
+    return { ok: false, failure: 'wrong-principal', reason: `key ${fp} belongs to ${owners}, not "${principal}"` };
+  }
+  const inNs = matching.filter((a) => a.namespaces === undefined || matchPatternList(namespace, a.namespaces));
+  if (inNs.length === 0) {
+    const who = principal === undefined ? '' : ` of "${principal}"`;
+    return { ok: false, failure: 'namespace-not-allowed', reason: `key ${fp}${who} is not allowed namespace "${namespace}"` };
+  }
+  return { ok: true, principals: inNs.flatMap((a) => a.principals) };
+}
+
 /**
  * `ssh-keygen -Y verify -f allowed -I principal -n namespace`: the signature must be valid, and
  * its key must be listed in `allowed` for `principal` with a namespace pattern admitting
@@ -302,30 +360,9 @@ export function verifyAsPrincipal(
 ): SshVerifyResult {
   const crypto = verifySshSignature(armored, message, namespace);
   if (!crypto.ok) return crypto;
-  const byKey = allowed.filter((a) => !a.certAuthority && a.publicKey !== undefined && a.keyBase64 === crypto.publicKey.base64);
-  if (byKey.length === 0) {
-    return { ok: false, failure: 'unknown-key', reason: `key ${fpr16(crypto.publicKey.base64)} is not in the allowed signers`, publicKey: crypto.publicKey };
-  }
-  const matching = byKey.filter((a) => matchPatternList(principal, a.principals));
-  if (matching.length === 0) {
-    const owners = [...new Set(byKey.flatMap((a) => a.principals))].join(', ');
-    return {
-      ok: false,
-      failure: 'wrong-principal',
-      reason: `key ${fpr16(crypto.publicKey.base64)} belongs to ${owners}, not "${principal}"`,
-      publicKey: crypto.publicKey,
-    };
-  }
-  const inNs = matching.filter((a) => a.namespaces === undefined || matchPatternList(namespace, a.namespaces));
-  if (inNs.length === 0) {
-    return {
-      ok: false,
-      failure: 'namespace-not-allowed',
-      reason: `key ${fpr16(crypto.publicKey.base64)} of "${principal}" is not allowed namespace "${namespace}"`,
-      publicKey: crypto.publicKey,
-    };
-  }
-  return { ok: true, publicKey: crypto.publicKey, principals: inNs.flatMap((a) => a.principals) };
+  const trust = trustCheck(crypto.publicKey.base64, principal, namespace, allowed);
+  if (!trust.ok) return { ...trust, publicKey: crypto.publicKey };
+  return { ok: true, publicKey: crypto.publicKey, principals: trust.principals };
 }
 
 /**
@@ -340,20 +377,9 @@ export function verifyAnyPrincipal(
 ): SshVerifyResult {
   const crypto = verifySshSignature(armored, message, namespace);
   if (!crypto.ok) return crypto;
-  const byKey = allowed.filter((a) => !a.certAuthority && a.publicKey !== undefined && a.keyBase64 === crypto.publicKey.base64);
-  if (byKey.length === 0) {
-    return { ok: false, failure: 'unknown-key', reason: `key ${fpr16(crypto.publicKey.base64)} is not in the allowed signers`, publicKey: crypto.publicKey };
-  }
-  const inNs = byKey.filter((a) => a.namespaces === undefined || matchPatternList(namespace, a.namespaces));
-  if (inNs.length === 0) {
-    return {
-      ok: false,
-      failure: 'namespace-not-allowed',
-      reason: `key ${fpr16(crypto.publicKey.base64)} is not allowed namespace "${namespace}"`,
-      publicKey: crypto.publicKey,
-    };
-  }
-  return { ok: true, publicKey: crypto.publicKey, principals: inNs.flatMap((a) => a.principals) };
+  const trust = trustCheck(crypto.publicKey.base64, undefined, namespace, allowed);
+  if (!trust.ok) return { ...trust, publicKey: crypto.publicKey };
+  return { ok: true, publicKey: crypto.publicKey, principals: trust.principals };
 }
 
 /** Parses an unencrypted OpenSSH Ed25519 private key file (`-----BEGIN OPENSSH PRIVATE KEY-----`). */
@@ -490,7 +516,6 @@ function splitOptions(field: string): string[] {
   return out;
 }
 
-const KEY_TYPE = /^(ssh-|ecdsa-|sk-|rsa-sha2-)/;
 
 /**
  * Parses an allowed-signers file: `principals [options] keytype base64 [comment]` per line,
@@ -567,6 +592,6 @@ export function parseAllowedSigners(text: string, source = 'allowed signers'): r
 }
 
 /** Formats the `actors` line tik writes: `<name> namespaces="tik-*" ssh-ed25519 <b64> [comment]`. */
-export function allowedSignerLine(name: string, key: SshPublicKey, comment?: string): string {
+export function allowedSignerLine(name: string, key: { readonly type: string; readonly base64: string }, comment?: string): string {
   return `${name} namespaces="tik-*" ${key.type} ${key.base64}${comment ? ` ${comment}` : ''}`;
 }

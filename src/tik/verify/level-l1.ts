@@ -1,10 +1,11 @@
 /**
  * L1, authorship (tik-model.md §8.4): every `<id>.sig.<fpr16>` sidecar is an SSHSIG in namespace
  * `tik-event` over the event's exact bytes, by a key listed in `actors` for the event's OWN
- * `:event/actor`. Verified in process (Ed25519). An unsigned event is "authenticity unclaimed",
+ * `:event/actor`. Ed25519 is verified in process, other key types by ssh-keygen. An unsigned event is "authenticity unclaimed",
  * a note; a bad signature, or a good one by someone else, fails the level.
  */
-import { fpr16, parseSshSignature, verifyAsPrincipal, type AllowedSigner } from '../../core/sshsig.js';
+import { fpr16, parseSshSignature, type AllowedSigner } from '../../core/sshsig.js';
+import { checkSignature } from './check-signature.js';
 import type { TikEvent } from '../kernel/index.js';
 import { problem, type StoreProblem } from '../store/problem.js';
 import type { EventStore, StoredEvent } from '../store/store.js';
@@ -78,7 +79,7 @@ export async function checkL1(
       problems.push(problem('L1/no-actors', `${where} cannot be checked: ${(actors as StoreProblem).message}`, at));
       continue;
     }
-    const r = verifyAsPrincipal(sigBytes, bytes, EVENT_NAMESPACE, event.actor, actors);
+    const r = await checkSignature(sigBytes, bytes, EVENT_NAMESPACE, event.actor, actors);
     if (r.ok) {
       signedIds.add(id!);
       continue;

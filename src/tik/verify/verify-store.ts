@@ -4,7 +4,8 @@
  * argument or an I/O failure). `now` is injected: the kernel reads no clock.
  */
 import { CodedError } from '../../core/errors.js';
-import { fpr16, parseSshSignature, verifyAnyPrincipal, type AllowedSigner } from '../../core/sshsig.js';
+import { fpr16, parseSshSignature, type AllowedSigner } from '../../core/sshsig.js';
+import { checkSignature } from './check-signature.js';
 import type { Instant } from '../edn/index.js';
 import { canonicalTextProblem } from '../store/canonical-text.js';
 import { problem, type StoreProblem } from '../store/problem.js';
@@ -119,7 +120,7 @@ export async function verifyArchive(store: EventStore, actors: readonly AllowedS
         continue;
       }
       if (!Array.isArray(actors)) continue;
-      const r = verifyAnyPrincipal(sig, bytes, PROCESS_NAMESPACE, actors);
+      const r = await checkSignature(sig, bytes, PROCESS_NAMESPACE, undefined, actors);
       if (!r.ok) problems.push(problem('store/bad-process-signature', `${sigWhere}: ${r.reason}`, { where: sigWhere }));
     }
   }

@@ -8,7 +8,7 @@ import { fpr16, signSshSignature } from '../../../src/core/sshsig.js';
 import { Instant, kw } from '../../../src/tik/edn/index.js';
 import { openFileStore } from '../../../src/tik/store/file/open-file-store.js';
 import type { StoreProblem } from '../../../src/tik/store/problem.js';
-import { signEvent, signProcess, verifyStore, type VerifyReport } from '../../../src/tik/verify/index.js';
+import { loadSigningKey, signEvent, signProcess, verifyStore, type VerifyReport } from '../../../src/tik/verify/index.js';
 import { T0, TICKET, buildStore, copyCorpus, eventPath, makeKey, mint, snapshot, type Built, type Key } from './store-fixture.js';
 
 let keyDir: string;
@@ -424,5 +424,51 @@ describe('signing', () => {
     writeFileSync(eventPath(b.root, TICKET, b.ids[0]!), 'edited');
     await expect(signEvent(b.store, TICKET, b.ids[0]!, seb.key)).rejects.toMatchObject({ code: 'event/hash-mismatch' });
     expect(await b.store.sidecarNames(TICKET)).toEqual([]);
+  });
+});
+
+describe('non-Ed25519 keys fall back to the real ssh-keygen', () => {
+  let ecdsa: { path: string; pubLine: string; fpr: string };
+  beforeAll(() => {
+    const path = join(keyDir, 'ecdsa');
+    spawnSync('ssh-keygen', ['-q', '-t', 'ecdsa', '-N', '', '-f', path]);
+    const pubLine = readFileSync(`${path}.pub`, 'utf8');
+    ecdsa = { path, pubLine, fpr: fpr16(pubLine.split(' ')[1]!) };
+  });
+
+  function sshSign(b: Built, id: string, bytes?: Buffer): void {
+    const file = join(keyDir, `ev-${id.slice(7, 15)}`);
+    writeFileSync(file, bytes ?? readFileSync(eventPath(b.root, TICKET, id)));
+    rmSync(`${file}.sig`, { force: true });
+    const r = spawnSync('ssh-keygen', ['-Y', 'sign', '-f', ecdsa.path, '-n', 'tik-event', file]);
+    expect(r.status).toBe(0);
+    writeFileSync(join(b.root, 'tickets', TICKET, 'events', `${id}.sig.${ecdsa.fpr}`), readFileSync(`${file}.sig`));
+  }
+
+  it('an ECDSA signature by the actor verifies', async () => {
+    const b = await built();
+    await b.store.addActor('seb', ecdsa.pubLine);
+    sshSign(b, b.ids[0]!);
+    const t = ticketOf(await verifyStore(b.store));
+    expect(t.levels.L1).toMatchObject({ ok: true, problems: [] });
+    expect(t.signed).toBe(1);
+  });
+
+  it('an ECDSA signature over other bytes fails, and one by another actor fails as the wrong actor', async () => {
+    const b = await built();
+    await b.store.addActor('bob', ecdsa.pubLine);
+    sshSign(b, b.ids[0]!, Buffer.from('other bytes'));
+    sshSign(b, b.ids[1]!);
+    const t = ticketOf(await verifyStore(b.store));
+    expect(t.levels.L1.problems.map((p) => [p.code, p.event])).toEqual([
+      ['L1/bad-signature', b.ids[0]],
+      ['L1/wrong-actor', b.ids[1]],
+    ]);
+  });
+
+  it('signing keys must be unencrypted Ed25519, with a clear error otherwise', async () => {
+    await expect(loadSigningKey(ecdsa.path)).rejects.toMatchObject({ code: 'key/unusable', hint: expect.stringContaining('ed25519') });
+    await expect(loadSigningKey(join(keyDir, 'nope'))).rejects.toMatchObject({ code: 'key/unreadable', where: join(keyDir, 'nope') });
+    expect((await loadSigningKey(seb.path)).publicKey.base64).toBe(seb.key.publicKey.base64);
   });
 });

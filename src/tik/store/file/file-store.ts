@@ -15,7 +15,7 @@ import {
   allowedSignerLine,
   fpr16,
   parseAllowedSigners,
-  parsePublicKeyLine,
+  parseAnyPublicKeyLine,
   type AllowedSigner,
 } from '../../../core/sshsig.js';
 import { TikError } from '../../errors.js';
@@ -358,22 +358,22 @@ export class FileStore implements EventStore {
         hint: 'an actor name has no spaces, commas or quotes and does not start with #',
       });
     }
-    let parsed: ReturnType<typeof parsePublicKeyLine>;
+    let parsed: ReturnType<typeof parseAnyPublicKeyLine>;
     try {
-      parsed = parsePublicKeyLine(pubkeyLine);
+      parsed = parseAnyPublicKeyLine(pubkeyLine);
     } catch (e) {
       const c = e instanceof CodedError ? e : undefined;
-      throw new TikError('store/bad-public-key', `not an Ed25519 public key line: ${c?.message ?? String(e)}`, {
+      throw new TikError('store/bad-public-key', `not an SSH public key line: ${c?.message ?? String(e)}`, {
         where: 'public key',
         hint: c?.hint ?? 'pass the contents of an id_ed25519.pub file',
         cause: e,
       });
     }
-    const { publicKey, comment } = parsed;
-    const line = allowedSignerLine(name, publicKey, comment);
-    const entry = Object.freeze({ name, fpr16: fpr16(publicKey.base64), line });
+    const { comment } = parsed;
+    const line = allowedSignerLine(name, parsed, comment);
+    const entry = Object.freeze({ name, fpr16: fpr16(parsed.base64), line });
     const current = await this.readActors(); // refuses to extend a broken file
-    if (current.some((a) => a.keyBase64 === publicKey.base64 && a.principals.includes(name))) return entry;
+    if (current.some((a) => a.keyBase64 === parsed.base64 && a.principals.includes(name))) return entry;
     const text = (await this.readActorsText()) ?? '';
     const sep = text === '' || text.endsWith('\n') ? '' : '\n';
     await this.write(actorsPath(this.base), `${text}${sep}${line}\n`);

@@ -246,7 +246,11 @@ describe('actors', () => {
     const s = await initStore(root);
     await expect(s.addActor('two words', `ssh-ed25519 ${key}`)).rejects.toMatchObject({ code: 'store/bad-actor-name' });
     await expect(s.addActor('a,b', `ssh-ed25519 ${key}`)).rejects.toMatchObject({ code: 'store/bad-actor-name' });
-    await expect(s.addActor('seb', 'ssh-rsa AAAAB3NzaC1yc2E=')).rejects.toMatchObject({ code: 'store/bad-public-key' });
+    await expect(s.addActor('seb', `ssh-rsa ${key}`)).rejects.toMatchObject({
+      code: 'store/bad-public-key',
+      message: expect.stringContaining('the key line says ssh-rsa but the key is ssh-ed25519'),
+    });
+    await expect(s.addActor('seb', 'ssh-ed25519 AAAA!!!!')).rejects.toMatchObject({ code: 'store/bad-public-key' });
     await expect(s.addActor('seb', 'not a key')).rejects.toMatchObject({ code: 'store/bad-public-key' });
     expect(existsSync(join(root, 'actors'))).toBe(false);
   });
