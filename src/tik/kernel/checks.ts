@@ -1,13 +1,11 @@
 /**
  * The kernel's one seam onto the Java-compatible durations (`duration.ts`) and the malli-subset
- * fact schemas (`schema.ts`), both written by the EDN helper. Guards and lint call only these.
- *
- * INTERIM: until `schema.ts` lands, a minimal local fact-schema validator lives here.
+ * fact schemas (`schema.ts`). Guards and lint call only these. Compiled schemas are cached by
+ * the identity of their (immutable) form.
  */
-import { TikError } from '../errors.js';
-import { EdnMap, Keyword, type EdnValue } from '../edn/value.js';
-import { emit } from './edn-access.js';
+import type { EdnMap, EdnValue } from '../edn/value.js';
 import { parseDuration, toMillis, toMillisCeil } from './duration.js';
+import { compileSchema, schemaProblem as schemaFormProblem, validate, validateFactMap, type Schema, type UnsupportedSchema } from './schema.js';
 
 /**
  * Milliseconds to add to an instant so that `now ≥ t + ms` iff `now ≥ t + d` exactly
@@ -36,62 +34,34 @@ export function isDuration(text: string): boolean {
   }
 }
 
-function validateInterim(schema: EdnValue, value: EdnValue): string[] | 'unsupported' {
-  if (schema instanceof Keyword) {
-    switch (schema.toString()) {
-      case ':boolean':
-        return typeof value === 'boolean' ? [] : ['should be a boolean'];
-      case ':string':
-        return typeof value === 'string' ? [] : ['should be a string'];
-      case ':int':
-        return typeof value === 'bigint' ? [] : ['should be an integer'];
-      case ':keyword':
-        return value instanceof Keyword ? [] : ['should be a keyword'];
-      case ':any':
-        return [];
-      case ':fn':
-      case ':multi':
-        return 'unsupported';
-    }
-    throw new TikError('schema/invalid', `unknown schema ${emit(schema)}`);
+const compiled = new WeakMap<object, Schema | UnsupportedSchema>();
+
+/** Compiles (once per form object); throws `TikError('schema/invalid')` for a non-schema. */
+function schemaOf(form: EdnValue): Schema | UnsupportedSchema {
+  if (typeof form !== 'object' || form === null) return compileSchema(form);
+  let s = compiled.get(form);
+  if (!s) {
+    s = compileSchema(form);
+    compiled.set(form, s);
   }
-  if (Array.isArray(schema) && schema[0] instanceof Keyword) {
-    const op = schema[0].toString();
-    const props = schema[1] instanceof EdnMap ? schema[1] : undefined;
-    const args = schema.slice(props ? 2 : 1);
-    switch (op) {
-      case ':enum':
-        return args.some((a) => emit(a) === emit(value)) ? [] : [`should be either ${args.map(emit).join(', ')}`];
-      case ':string': {
-        if (typeof value !== 'string') return ['should be a string'];
-        const min = props?.get(Keyword.of('min'));
-        if (typeof min === 'bigint' && value.length < Number(min)) return [`should be at least ${min} characters`];
-        return [];
-      }
-      case ':fn':
-      case ':multi':
-        return 'unsupported';
-    }
-  }
-  throw new TikError('schema/invalid', `unsupported schema form ${emit(schema)}`);
+  return s;
 }
 
 /** Validates a fact value: `[]` when valid, humanised errors otherwise, `'unsupported'` for `:fn`/`:multi`. */
 export function checkFactSchema(schema: EdnValue, value: EdnValue): readonly string[] | 'unsupported' {
-  return validateInterim(schema, value);
+  const s = schemaOf(schema);
+  return s.kind === 'unsupported' ? 'unsupported' : validate(s, value);
 }
 
 /** Validates the fact-map `{[path] value}` for the `[:malli schema]` guard. */
-export function checkFactMapSchema(schema: EdnValue, factMap: EdnValue): readonly string[] | 'unsupported' {
-  return validateInterim(schema, factMap);
+export function checkFactMapSchema(schema: EdnValue, factMap: EdnMap): readonly string[] | 'unsupported' {
+  const s = schemaOf(schema);
+  return s.kind === 'unsupported' ? 'unsupported' : validateFactMap(s, factMap);
 }
 
-/** Why a schema form is unusable: `'unsupported'` (`:fn`, `:multi`), a message when invalid, else `undefined`. */
+/** Why a schema form is unusable: `'unsupported'` (`:fn`, `:multi`, …), a message when invalid, else `undefined`. */
 export function schemaProblem(form: EdnValue): 'unsupported' | string | undefined {
-  try {
-    const r = validateInterim(form, null);
-    return r === 'unsupported' ? 'unsupported' : undefined;
-  } catch (e) {
-    return (e as Error).message;
-  }
+  const p = schemaFormProblem(form);
+  if (!p) return undefined;
+  return p.kind === 'unsupported' ? 'unsupported' : p.message;
 }

@@ -113,7 +113,19 @@ function compile(form: EdnValue): Node {
   const g = form as readonly EdnValue[];
   const op = (g[0] as Keyword).toString();
   try {
-    return compileOp(op, g);
+    const node = compileOp(op, g);
+    // Any failure while evaluating (e.g. a declared schema that is not a schema) is a
+    // :guard/malformed reason; only an unknown operator propagates.
+    return (ctx) => {
+      try {
+        return node(ctx);
+      } catch (e) {
+        if (e instanceof TikError && e.code !== 'guard/unknown-operator') {
+          return fail({ kind: 'guard/malformed', guard: g, message: e.message });
+        }
+        throw e;
+      }
+    };
   } catch (e) {
     if (e instanceof Malformed) {
       const message = e.message;

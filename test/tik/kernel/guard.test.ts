@@ -193,10 +193,27 @@ describe('[:different-person pa pb] (v2)', () => {
 });
 
 describe('[:malli schema]', () => {
-  it('validates the fact-map', () => {
+  it('validates the fact-map {[path] value} of present facts', () => {
     const t = ticket();
     t.assert('seb', 'ack', true);
-    expect(evaluateGuard(g('[:malli :any]'), ctx(t)).satisfied).toBe(true);
+    expect(reasons('[:malli [:map [[:ack] :boolean]]]', ctx(t))).toEqual([]);
+    const r = reasons('[:malli [:map [[:ack] :boolean] [[:ref] :string]]]', ctx(t));
+    expect(r).toHaveLength(1);
+    expect(r[0]).toMatchObject({ kind: 'schema/unsatisfied', schema: g('[:map [[:ack] :boolean] [[:ref] :string]]') });
+  });
+
+  it('reports :schema/unsupported for :fn and :guard/malformed for a non-schema', () => {
+    const t = ticket();
+    expect(reasons('[:malli [:fn odd?]]', ctx(t))).toEqual([{ kind: 'schema/unsupported', schema: g('[:fn odd?]') }]);
+    expect(reasons('[:malli "nope"]', ctx(t))[0]).toMatchObject({ kind: 'guard/malformed' });
+  });
+});
+
+describe('durations are exact (Java Duration)', () => {
+  it('a sub-millisecond remainder rounds :elapsed-since up', () => {
+    const t = ticket();
+    expect(reasons('[:elapsed-since :ticket/create "PT0.0005S"]', ctx(t, { now: T0 }))[0]).toMatchObject({ kind: 'time/not-elapsed' });
+    expect(reasons('[:elapsed-since :ticket/create "PT0.0005S"]', ctx(t, { now: T0 + 1 }))).toEqual([]);
   });
 });
 
