@@ -97,6 +97,7 @@ function holdsList(v: EdnValue): boolean {
 class Reader {
   pos = 0;
   depth = 0;
+  prefixes = 0;
   /** Start offset of the form most recently returned by `readItem`. */
   itemStart = 0;
 
@@ -152,8 +153,7 @@ class Reader {
         );
       }
       if (c === 35 && this.text.charCodeAt(this.pos + 1) === 95) {
-        this.pos += 2;
-        this.readForm();
+        this.discard();
         continue;
       }
       const start = this.pos;
@@ -188,8 +188,7 @@ class Reader {
         case 35: {
           const d = t.charCodeAt(start + 1);
           if (d === 95) {
-            this.pos += 2;
-            this.readForm();
+            this.discard();
             continue;
           }
           if (d === 123) {
@@ -208,6 +207,22 @@ class Reader {
           return this.readToken();
       }
     }
+  }
+
+  /** `#_ form`: read and drop. Nested discards and tags count toward the depth limit. */
+  discard(): void {
+    this.enterPrefix();
+    this.pos += 2;
+    this.readForm();
+    this.prefixes--;
+  }
+
+  /**
+   * Discards and tags nest by recursion too (`#_#_#_…`, `#inst #inst …`), but are not collections:
+   * they have their own limit so they can neither overflow the stack nor count as nesting.
+   */
+  enterPrefix(): void {
+    if (++this.prefixes > MAX_DEPTH) this.fail(`more than ${MAX_DEPTH} nested #_ discards or tags`);
   }
 
   enter(): void {
@@ -409,12 +424,14 @@ class Reader {
     if (d === 34) this.fail('regular expressions (#"…") are not supported', start);
     if (d === 58) this.fail('namespaced maps (#:ns{…}) are not supported', start);
     if (endsToken(d)) this.fail(`unsupported dispatch '#${String.fromCharCode(d)}'`, start);
+    this.enterPrefix();
     this.pos++;
     const tag = this.takeToken();
     if (tag !== 'inst' && tag !== 'uuid') {
       this.fail(`unknown tag #${tag}`, start, 'only the #inst and #uuid tags are supported');
     }
     const value = this.readForm();
+    this.prefixes--;
     if (typeof value !== 'string') this.fail(`#${tag} must be followed by a string`, this.itemStartOf(start));
     if (tag === 'uuid') {
       if (!UUID_TEXT.test(value)) {

@@ -113,6 +113,17 @@ describe('the reader rejects everything outside the subset, naming line and colu
   test('deep input never overflows the stack', () => {
     const e = rejection('['.repeat(100_000));
     expect(e.message).toMatch(/nested more than 512/);
+    expect(rejection('#_'.repeat(100_000) + '1').message).toMatch(/nested #_ discards or tags/);
+    expect(rejection('#inst '.repeat(100_000) + '"2026-01-01T00:00:00Z"').message).toMatch(/nested #_ discards or tags/);
+    expect(rejection('[' + '#_ '.repeat(100_000) + '1]').message).toMatch(/nested #_ discards or tags/);
+  });
+
+  test('tags and discards do not count as collection nesting', () => {
+    const inner = '#inst "2026-01-01T00:00:00Z"';
+    const deep = '['.repeat(512) + inner + ']'.repeat(512);
+    expect(emit(readEdn(deep))).toBe(deep);
+    expect(emit(readEdn('['.repeat(512) + '#_ #_ 1 2 3' + ']'.repeat(512)))).toBe('['.repeat(512) + '3' + ']'.repeat(512));
+    expect(emit(readEdn('#_'.repeat(100) + '1 '.repeat(100) + ':kept'))).toBe(':kept');
   });
 
   test('invalid UTF-8 is rejected with the byte offset and position', () => {
