@@ -9,7 +9,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic, type AtomicWriteHooks } from '../../../core/fs-atomic.js';
+import { createFileAtomic, writeFileAtomic, type AtomicWriteHooks } from '../../../core/fs-atomic.js';
 import { CodedError } from '../../../core/errors.js';
 import {
   allowedSignerLine,
@@ -136,6 +136,16 @@ export class FileStore implements EventStore {
       throw ioError(e, path);
     }
   }
+  /** Creates a file that must never be overwritten (events, blobs, archives); false if present. */
+  private async create(path: string, bytes: Uint8Array | string): Promise<boolean> {
+    try {
+      return await createFileAtomic(path, bytes, this.hooks);
+    } catch (e) {
+      if (e instanceof CodedError) throw e;
+      throw ioError(e, path);
+    }
+  }
+
 
   // ── the log ──────────────────────────────────────────────────────────────────────────────
 
@@ -161,8 +171,7 @@ export class FileStore implements EventStore {
     checkContentId(id);
     checkBytesMatch(id, bytes, `ticket ${ticket}`);
     if (await this.hasEvent(ticket, id)) return false;
-    await this.write(eventPath(this.base, ticket, id), bytes);
-    return true;
+    return this.create(eventPath(this.base, ticket, id), bytes);
   }
 
   async events(ticket: string): Promise<readonly StoredEvent[]> {
@@ -246,7 +255,7 @@ export class FileStore implements EventStore {
     checkTicket(ticket);
     const hash = sha256Id(bytes);
     const path = blobPath(this.base, ticket, hash);
-    if (!(await exists(path))) await this.write(path, bytes);
+    if (!(await exists(path))) await this.create(path, bytes);
     return hash;
   }
 
@@ -269,7 +278,7 @@ export class FileStore implements EventStore {
     }
     const hash = sha256Id(Buffer.from(canonicalText, 'utf8'));
     const path = byHashPath(this.base, hash);
-    if (!(await exists(path))) await this.write(path, canonicalText);
+    if (!(await exists(path))) await this.create(path, canonicalText);
     return hash;
   }
 

@@ -163,6 +163,28 @@ describe('file store layout', () => {
     expect(tree(root)).toEqual([`tickets/${T}/events`]);
   });
 
+  it('of many concurrent appends of one event exactly one writes it, and no temporary file remains', async () => {
+    const root = tempDir();
+    await initStore(root);
+    const b = eventBytesFor(8);
+    const id = idOf(b);
+    const stores = Array.from({ length: 8 }, () => new FileStore(root));
+    const results = await Promise.all(stores.map((s) => s.append(T, id, b)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(tree(root)).toEqual([`tickets/${T}/events/${id}.edn`]);
+  });
+
+  it('append never overwrites an existing event file, even a damaged one (verify reports it)', async () => {
+    const root = tempDir();
+    const s = await initStore(root);
+    const b = eventBytesFor(9);
+    const id = idOf(b);
+    mkdirSync(join(root, 'tickets', T, 'events'), { recursive: true });
+    writeFileSync(join(root, 'tickets', T, 'events', `${id}.edn`), 'damaged');
+    expect(await s.append(T, id, b)).toBe(false);
+    expect(readFileSync(join(root, 'tickets', T, 'events', `${id}.edn`), 'utf8')).toBe('damaged');
+  });
+
   it('a reader never sees a partial event while a writer is mid-write', async () => {
     const root = tempDir();
     await initStore(root);
