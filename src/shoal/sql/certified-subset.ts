@@ -1,4 +1,4 @@
-import { type Node, allNodes, dataOf, identName, typeOf } from './ast-node.js';
+import { type Data, type Node, allNodes, dataOf, identName, typeOf } from './ast-node.js';
 import type { CatalogTable } from './catalog.js';
 import { typeClass } from './column-type.js';
 
@@ -15,13 +15,13 @@ export type DirectDialect = 'postgres' | 'mysql' | 'sqlite';
 const CORE = (
   'select union intersect except subquery from join where group_by having order_by ordered limit offset with cte ' +
   'alias column identifier table star literal boolean null paren and or not eq neq lt lte gt gte in between is_null is_true is_false exists ' +
-  'add sub mul neg case coalesce null_if count sum min max avg not_in function'
+  'add sub mul neg case coalesce null_if count sum min max not_in function'
 ).split(' ');
 
 const SQLITE = new Set([...CORE,
   // window functions (#6, #7 equal on SQLite), integer division and modulo (#35 equal), length in characters (#18)
   'window_function', 'over', 'window_spec', 'row_number', 'rank', 'dense_rank', 'lag', 'lead', 'first_value', 'last_value',
-  'div', 'mod', 'abs', 'filter', 'length',
+  'div', 'mod', 'abs', 'filter', 'length', 'avg',
 ]);
 // not certified on SQLite: `||` next to arithmetic (#48 precedence), CAST (#13 truncation), LIKE (ASCII
 // case-insensitive), dates/intervals, date_trunc/extract, ILIKE, arrays, LATERAL, DISTINCT ON,
@@ -30,7 +30,7 @@ const SQLITE = new Set([...CORE,
 const MYSQL = new Set([...CORE,
   'window_function', 'over', 'window_spec', 'row_number', 'rank', 'dense_rank', 'mod', 'abs',
 ]);
-// not certified on MySQL/MariaDB: `||` (H2, read as OR), `/` (#35 gives 3.5), length (bytes, #18),
+// not certified on MySQL/MariaDB: avg (DECIMAL with 4 decimals, div_precision_increment), `||` (H2, read as OR), `/` (#35 gives 3.5), length (bytes, #18),
 // concat() (NULL semantics, #37), LIKE and string comparison (case-insensitive collations),
 // NULLS FIRST/LAST syntax (#43), FILTER (#11), named windows (#7), intervals, trunc, ILIKE, LATERAL,
 // DISTINCT ON, string_agg, FETCH FIRST, arrays, GROUPING SETS, lag/lead defaults
@@ -74,6 +74,9 @@ export function certify(stmt: Node, dialect: DirectDialect, tables: readonly Cat
     if ((t === 'lag' || t === 'lead') && dialect !== 'postgres' && (d.default || d.offset)) {
       return { ok: false, reason: 'lag/lead with offset or default is not certified' };
     }
+    if (t === 'select' && dialect === 'mysql' && [...(d.joins ?? []), ...joinedJoins(d)].some((j: Data) => /full/i.test(String(j.kind)))) {
+      return { ok: false, reason: 'FULL JOIN is not available on MySQL/MariaDB' };
+    }
     if (t === 'subquery' && d.lateral && dialect !== 'postgres') {
       return { ok: false, reason: `LATERAL is not certified for ${dialect} (#32)` };
     }
@@ -99,6 +102,12 @@ function anchoredRegex(pattern: Node | undefined): boolean {
   if (!pattern || typeOf(pattern) !== 'literal' || dataOf(pattern).literal_type !== 'string') return false;
   const p = String(dataOf(pattern).value);
   return p.startsWith('^') && p.endsWith('$') && !p.endsWith('\\$') && !/[|]/.test(p);
+}
+
+function joinedJoins(select: Data): Data[] {
+  const out: Data[] = [];
+  for (const f of select.from?.expressions ?? []) for (const [x] of allNodes(f)) if (typeOf(x) === 'joined_table') out.push(...(dataOf(x).joins ?? []));
+  return out;
 }
 
 function hasParenthesisedBranch(n: Node): boolean {
