@@ -6,7 +6,8 @@ export function canonicalJson(value: unknown): string {
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v !== null && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
+    // no prototype: a "__proto__" key stays an ordinary key
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
     for (const k of Object.keys(v).sort()) {
       const x = (v as Record<string, unknown>)[k];
       if (x !== undefined) out[k] = sortKeys(x);

@@ -39,6 +39,7 @@ export async function openRegistry(url: string, options: OpenRegistryOptions = {
     await migrateRegistry(client);
   } catch (e) {
     await client.close().catch(() => undefined);
+    if (e instanceof ShoalError) throw e;
     throw new ShoalError('REGISTRY_UNAVAILABLE', `cannot prepare the registry tables at ${redactUrl(url)}: ${(e as Error).message}`, {
       hint: 'the registry user needs CREATE on the database (or create the tables once with a privileged user)',
       cause: e,

@@ -4,10 +4,19 @@
  * canonical JSON, so an unchanged entity compares equal byte for byte.
  */
 import type { SqlClient } from '../../core/sql/sql-client.js';
+import { ShoalError } from '../errors.js';
 
 export const NOTIFY_CHANNEL = 'shoal_config_epoch';
 
+/** The layout version this code reads and writes; a registry written by a newer shoal is refused. */
+export const REGISTRY_SCHEMA_VERSION = 1;
+
 const DDL = `
+CREATE TABLE IF NOT EXISTS registry_meta (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  schema_version INTEGER NOT NULL
+);
+INSERT INTO registry_meta (id, schema_version) VALUES (1, ${REGISTRY_SCHEMA_VERSION}) ON CONFLICT (id) DO NOTHING;
 CREATE TABLE IF NOT EXISTS config_epoch (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   epoch BIGINT NOT NULL
@@ -64,5 +73,12 @@ export async function migrateRegistry(client: SqlClient): Promise<void> {
   await client.transaction(async (tx) => {
     if (tx.dialect === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(7407351902)');
     await tx.exec(DDL);
+    const rows = await tx.query<{ schema_version: number }>('SELECT schema_version FROM registry_meta WHERE id = 1');
+    const version = Number(rows[0]?.schema_version);
+    if (version !== REGISTRY_SCHEMA_VERSION) {
+      throw new ShoalError('REGISTRY_VERSION', `the registry has layout version ${version}; this shoal reads version ${REGISTRY_SCHEMA_VERSION}`, {
+        hint: 'run the shoal release that wrote this registry, or upgrade this instance',
+      });
+    }
   });
 }

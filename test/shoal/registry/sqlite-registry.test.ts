@@ -33,6 +33,16 @@ describe('opening a SQLite registry', () => {
     await b.close();
   });
 
+  it('a registry written by a newer layout version is refused, not rewritten', async () => {
+    const url = `sqlite:///${join(root, 'future', 'registry.db')}`;
+    const first = await openRegistry(url);
+    await first.close();
+    const raw = await openSqlClient(url);
+    await raw.run('UPDATE registry_meta SET schema_version = 99');
+    await raw.close();
+    await expect(openRegistry(url)).rejects.toMatchObject({ code: 'REGISTRY_VERSION', message: expect.stringContaining('99') });
+  });
+
   it('an unsupported URL is a REGISTRY_URL error naming control_plane.tenant_url', async () => {
     await expect(openRegistry('mysql://u:pw@h/db')).rejects.toMatchObject({ code: 'REGISTRY_URL', where: 'control_plane.tenant_url', message: expect.not.stringContaining('pw') });
   });

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renameSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DuckDbEngine } from '../../../../src/shoal/engine/duckdb/duckdb-engine.js';
@@ -174,6 +176,20 @@ describe('DuckDB engine over files read in place', () => {
     } finally {
       await engine.close();
     }
+  });
+});
+
+describe('nothing durable, nothing in the working directory (S1)', () => {
+  it('spills query buffers only to its own directory under the OS temp directory, removed on close', async () => {
+    const engine = await DuckDbEngine.create({ memoryLimit: '64MB' });
+    const [[dir, dbs]] = (await collect(engine.execute("SELECT current_setting('temp_directory'), (SELECT count(*)::INTEGER FROM duckdb_databases() WHERE path IS NOT NULL)"))).rows as [[string, number]];
+    expect(dir.startsWith(join(tmpdir(), 'shoal-duckdb-'))).toBe(true);
+    expect(dbs).toBe(0);
+    // A sort larger than the memory limit spills, and still answers.
+    const big = await collect(engine.execute('SELECT max(x)::VARCHAR FROM (SELECT range AS x, md5(range::VARCHAR) AS h FROM range(3000000) ORDER BY h)'));
+    expect(big.rows).toEqual([['2999999']]);
+    await engine.close();
+    expect(existsSync(dir)).toBe(false);
   });
 });
 

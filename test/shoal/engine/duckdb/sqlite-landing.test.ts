@@ -64,6 +64,21 @@ describe('SQLite files landed through better-sqlite3', () => {
     expect(reports[0]?.rowsFetched).toBe(10);
   });
 
+  it('a projection that misses a column the query reads falls back to every column, keeping the predicates', async () => {
+    const reports: LandingReport[] = [];
+    const r = await collect(
+      engine.execute('SELECT id, name, price FROM shop.items WHERE id > 197 ORDER BY id', {
+        pushdown: [{ table: ITEMS, columns: ['id'], predicates: [{ column: 'id', op: '>', value: 197 }] }],
+        onLanding: (x) => reports.push(x),
+      }),
+    );
+    expect(r.rows).toEqual([['198', 'item-198', '49.50'], ['199', 'item-199', '49.75'], ['200', 'item-200', '50.00']]);
+    expect(reports.map((x) => [x.sourceSql, x.rowsFetched])).toEqual([
+      ['SELECT "id" FROM "items" WHERE "id" > ?', 3],
+      ['SELECT * FROM "items" WHERE "id" > ?', 3],
+    ]);
+  });
+
   it('lands a referenced table whole when the caller gives no pushdown for it', async () => {
     const reports: LandingReport[] = [];
     const r = await collect(engine.execute('SELECT count(*)::INTEGER FROM shop.items', { onLanding: (x) => reports.push(x) }));
