@@ -34,6 +34,11 @@ const ESCAPES: Readonly<Record<string, string>> = {
 };
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+type WellFormedCheck = (this: string) => boolean;
+const nativeWellFormed = (String.prototype as unknown as { isWellFormed?: WellFormedCheck }).isWellFormed;
+/** No lone UTF-16 surrogates (native `String.prototype.isWellFormed` where the runtime has it). */
+const isWellFormed = (s: string): boolean => (nativeWellFormed ? nativeWellFormed.call(s) : !LONE_SURROGATE.test(s));
+
 /** Thrown inside the recursion; carries the key path so the public error can say where. */
 class EmitFailure {
   readonly path: string[] = [];
@@ -49,7 +54,7 @@ const byFirst = (a: readonly [string, string], b: readonly [string, string]): nu
 
 /** A string literal with exactly the seven canonical escapes. */
 export function emitString(s: string): string {
-  if (LONE_SURROGATE.test(s)) {
+  if (!isWellFormed(s)) {
     throw new EmitFailure(
       'canonical/unsupported-type',
       'a string contains a lone UTF-16 surrogate, which has no UTF-8 encoding',

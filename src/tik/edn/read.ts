@@ -476,6 +476,9 @@ export function positionOf(text: string, offset: number): { line: number; column
  * Throws `TikError('edn/malformed')` with `where` and `position` for anything outside the subset.
  */
 export function readEdn(text: string, source?: string): EdnValue {
+  if (typeof text !== 'string') {
+    throw new TikError('edn/malformed', `expected EDN text, got ${text === null ? 'null' : typeof text}`, { where: source, hint: HINT });
+  }
   const r = new Reader(text, source);
   const bad = LONE_SURROGATE.exec(text);
   if (bad) r.fail('the text holds a lone UTF-16 surrogate (not a character)', bad.index);
@@ -519,6 +522,9 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** `readEdn` over bytes, which must be well-formed UTF-8 (else `edn/malformed` at the bad byte). */
 export function readEdnBytes(bytes: Uint8Array, source?: string): EdnValue {
+  if (!(bytes instanceof Uint8Array)) {
+    throw new TikError('edn/malformed', `expected EDN bytes, got ${bytes === null ? 'null' : typeof bytes}`, { where: source, hint: HINT });
+  }
   let text: string;
   try {
     text = decoder.decode(bytes);

@@ -126,6 +126,11 @@ describe('the reader rejects everything outside the subset, naming line and colu
     expect(emit(readEdn('#_'.repeat(100) + '1 '.repeat(100) + ':kept'))).toBe(':kept');
   });
 
+  test('non-text input from untyped callers is an error, not a crash', () => {
+    expect(() => readEdn(undefined as unknown as string)).toThrow(TikError);
+    expect(() => readEdnBytes('{}' as unknown as Uint8Array)).toThrow(TikError);
+  });
+
   test('invalid UTF-8 is rejected with the byte offset and position', () => {
     const bytes = Buffer.concat([Buffer.from('{:a\n "x'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
     const e = rejection(bytes);
