@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Instant, kw } from '../../../src/tik/edn/value.js';
 import { diff, inbox, logLens, resolveRoles, status, type ProcessDef } from '../../../src/tik/kernel/index.js';
-import { HOUR, T0, Ticket, loadDef, registerRoles } from './builders.js';
+import { HOUR, T0, Ticket, defFromText, loadDef, registerRoles } from './builders.js';
 
 const SUPPORT = loadDef('processes/support-request.edn');
 const ROLES = registerRoles(SUPPORT);
@@ -192,5 +192,34 @@ describe('next (the inbox)', () => {
     expect(texts).toContain('[:attest :sbom]');
     expect(texts).toContain('[:attest :vulnerability-scan]');
     expect(texts).toContain('[:set [:scan :result]]');
+  });
+
+  it('a :different-person wait names who must not act', () => {
+    const def = loadDef('examples/incident-response.edn');
+    const t = new Ticket('incident-response');
+    t.create();
+    t.assert('alice', 'severity', kw('sev1'));
+    t.assert('bob', 'impact', 'customers cannot log in');
+    t.assert('bob', 'mitigation.note', 'rolled back the release');
+    t.assert('alice', 'root-cause', 'a bad migration of the sessions');
+    t.assert('alice', 'postmortem.summary', 'x'.repeat(40));
+    t.assert('alice', 'review.verdict', kw('accepted'));
+    const tickets = [{ ticket: t.ticket, def, events: t.events }];
+    const r = inbox(tickets, new Instant(t.now), (d) => d.roles);
+    const item = r.items.find((i) => i.actionText === '[:set [:postmortem :summary]]');
+    expect(item).toMatchObject({ who: 'anyone', notActor: 'alice' });
+    expect(inbox(tickets, new Instant(t.now), (d) => d.roles, { actor: 'alice' }).items.map((i) => i.actionText)).not.toContain(
+      '[:set [:postmortem :summary]]',
+    );
+  });
+
+  it('a [:signed-by] anywhere in the stage gates who, even under :or', () => {
+    const def = defFromText(`{:process/id :o :process/version 1 :process/roles {:boss {:members ["b"]}}
+      :process/stages [{:stage/id :s :guards [[:or [:signed-by :boss [:ok]] [:fact [:waiver]]] [:fact [:ok]]]}]}`);
+    const t = new Ticket('o');
+    t.create();
+    const r = inbox([{ ticket: t.ticket, def, events: t.events }], new Instant(t.now), (d) => d.roles);
+    expect(r.items.find((i) => i.actionText === '[:set [:ok]]')).toMatchObject({ who: ['b'], role: ':boss' });
+    expect(r.items.find((i) => i.actionText === '[:set [:waiver]]')).toMatchObject({ who: 'anyone' });
   });
 });
