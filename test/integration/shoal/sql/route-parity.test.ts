@@ -99,11 +99,13 @@ function suite(name: string, source: SourceChoice, sourceSchema: string | undefi
     });
     it('the corpus returns the same multiset on both routes wherever it runs directly', async () => {
       const r = await compare(cat, conn.run, corpusSql);
+      console.log(`${name} corpus: ${r.direct} compared directly, ${r.engineOnly} engine-only`);
       expect(r.direct).toBeGreaterThanOrEqual(minDirect);
     });
     it('random governed queries return the same multiset on both routes', async () => {
       const r = await compare(cat, conn.run, randomSql(42, 60));
-      expect(r.direct + r.engineOnly).toBeGreaterThan(0);
+      console.log(`${name} random: ${r.direct} compared directly, ${r.engineOnly} engine-only`);
+      expect(r.direct).toBeGreaterThan(0);
     });
   });
 }
