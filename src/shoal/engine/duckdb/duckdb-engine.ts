@@ -15,7 +15,9 @@
  * landed outlives its query and there is no cache.
  */
 import { createHash } from 'node:crypto';
-import { access } from 'node:fs/promises';
+import { access, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DuckDBInstance, JsonDuckDBValueConverter, StatementType } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBResult, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { isCodedError } from '../../../core/errors.js';
@@ -59,7 +61,15 @@ export interface DuckDbEngineOptions {
   readonly extensionDirectory?: string;
   /** Epoch milliseconds; the `now` derived sources (tik stages) are computed at. Default: the system clock. */
   readonly clock?: () => number;
+  /**
+   * Where DuckDB may spill query buffers that outgrow memory. Default: a directory of its own
+   * under the OS temp directory, removed on `close()` (never the instance's working directory).
+   */
+  readonly tempDirectory?: string;
 }
+
+/** Engines created by this process, for distinct default spill directories. */
+let engineCount = 0;
 
 /** Database names DuckDB owns; a source id may not map onto one. */
 const RESERVED_CATALOGS = new Set(['memory', 'temp', 'system', 'main']);
@@ -126,6 +136,8 @@ export class DuckDbEngine implements Engine {
   private readonly byLandingTable = new Map<string, CatalogEntry>();
   private readonly connectors: DuckDbConnectors;
   private ddl: Promise<unknown> = Promise.resolve();
+  /** A spill directory this engine owns and removes on close. */
+  private spillDirectory: string | undefined;
   private closed = false;
 
   private constructor(
@@ -147,10 +159,14 @@ export class DuckDbEngine implements Engine {
     };
     if (options.memoryLimit !== undefined) config['memory_limit'] = options.memoryLimit;
     if (options.extensionDirectory !== undefined) config['extension_directory'] = options.extensionDirectory;
+    const ownSpill = options.tempDirectory === undefined ? join(tmpdir(), `shoal-duckdb-${process.pid}-${++engineCount}`) : undefined;
+    config['temp_directory'] = options.tempDirectory ?? (ownSpill as string);
     const instance = options.instance ?? (await DuckDBInstance.create(':memory:', config));
     const admin = await instance.connect();
     const env = options.env ?? process.env;
-    return new DuckDbEngine(instance, admin, new SourcePool(env), env, options.installExtensions ?? true, options.clock ?? (() => Date.now()));
+    const engine = new DuckDbEngine(instance, admin, new SourcePool(env), env, options.installExtensions ?? true, options.clock ?? (() => Date.now()));
+    engine.spillDirectory = ownSpill;
+    return engine;
   }
 
   /** Serialise catalog DDL (reconcile and on-demand re-projection) on the admin connection. */
@@ -412,6 +428,8 @@ export class DuckDbEngine implements Engine {
     signal?.addEventListener('abort', onAbort);
     const landed = new Set<string>();
     const landedTables: string[] = [];
+    // Tables landed with a projection: if the query reads a column outside it, land them whole.
+    const projected = new Map<string, { entry: CatalogEntry; predicates: readonly SimplePredicate[] }>();
     try {
       for (const { ref, need } of mergeNeeds(options.pushdown ?? []).values()) {
         const entry = this.known().find((e) => entryMatches(e, ref));
@@ -425,6 +443,7 @@ export class DuckDbEngine implements Engine {
         await this.land(conn, entry, need, options);
         landed.add(entry.key);
         landedTables.push(landingTableName(entry));
+        if (need.columns !== undefined) projected.set(entry.key, { entry, predicates: need.predicates });
       }
       const params = (options.params ?? []).map((p) => p) as DuckDBValue[];
       let result: DuckDBResult | undefined;
@@ -449,6 +468,12 @@ export class DuckDbEngine implements Engine {
             await this.land(conn, entry, { columns: undefined, predicates: [] }, options);
             landed.add(entry.key);
             landedTables.push(landingTableName(entry));
+            continue;
+          }
+          // A projection that left out a column the query reads: land those tables with every column, once.
+          if (projected.size > 0 && /Referenced column|not found in FROM clause|does not have a column/i.test(message)) {
+            for (const { entry: p, predicates } of projected.values()) await this.land(conn, p, { columns: undefined, predicates }, options);
+            projected.clear();
             continue;
           }
           // An entry that failed to project (a missing file, an unloadable extension): try again, else say why.
@@ -528,5 +553,6 @@ export class DuckDbEngine implements Engine {
     await this.pool.closeAll();
     this.admin.closeSync();
     this.instance.closeSync();
+    if (this.spillDirectory !== undefined) await rm(this.spillDirectory, { recursive: true, force: true });
   }
 }
