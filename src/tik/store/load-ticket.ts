@@ -4,6 +4,7 @@
  * crashing it: an event file that does not parse or does not hash to its name is left out and
  * reported, missing parents are reported, an unresolvable pin leaves `definition` undefined.
  */
+import { CodedError } from '../../core/errors.js';
 import { readEdnBytes } from '../edn/index.js';
 import { eventFromMap, missingParents, reduce, type ProcessDef, type Roles, type TicketState, type TikEvent } from '../kernel/index.js';
 import { problem, type StoreProblem } from './problem.js';
@@ -76,14 +77,27 @@ export function admitEvents(ticket: string, stored: readonly StoredEvent[]): { e
 /**
  * Loads a ticket: its events, reduced state, pinned definition (by-hash, else named with a
  * warning if the hash differs) and resolved roles. Throws only for a malformed ticket id or an
- * I/O failure; everything else is in `problems`/`warnings`.
+ * I/O failure; everything else (an unreadable pack too) is in `problems`/`warnings`.
  */
 export async function loadTicket(store: EventStore, ticket: string, context: LoadContext = new LoadContext(store)): Promise<LoadedTicket> {
   checkTicket(ticket);
-  const stored = await store.events(ticket);
+  let stored: readonly StoredEvent[];
+  let unreadable: StoreProblem | undefined;
+  try {
+    stored = await store.events(ticket);
+  } catch (e) {
+    // A log the store cannot read at all (e.g. a corrupt pack index) is a problem, not a crash.
+    if (!(e instanceof CodedError) || e.code === 'store/io') throw e;
+    stored = [];
+    unreadable = problem('ticket/unreadable', `ticket ${ticket} cannot be read: ${e.message}`, {
+      where: e.where ?? `tickets/${ticket}`,
+      ...(e.hint ? { hint: e.hint } : {}),
+    });
+  }
   const { events, problems } = admitEvents(ticket, stored);
   const warnings: StoreProblem[] = [];
-  if (stored.length === 0) {
+  if (unreadable) problems.push(unreadable);
+  else if (stored.length === 0) {
     problems.push(problem('ticket/empty', `ticket ${ticket} has no events`, { where: `tickets/${ticket}` }));
   }
   const missing = missingParents(events);

@@ -472,3 +472,68 @@ describe('non-Ed25519 keys fall back to the real ssh-keygen', () => {
     expect((await loadSigningKey(seb.path)).publicKey.base64).toBe(seb.key.publicKey.base64);
   });
 });
+
+describe('law: bad input never crashes verify or a load, and never writes', () => {
+  const junk = fc.oneof(
+    fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+    fc.string({ maxLength: 200 }).map((s) => Buffer.from(s)),
+    fc.constantFrom(
+      '{:event/type :fact/assert}',
+      '{:pack "sha256-0", :entries [{:id 1}]}',
+      '-----BEGIN SSH SIGNATURE-----\nAAAA\n-----END SSH SIGNATURE-----\n',
+      '{:a #{1 1}}',
+      '[[[[[[[[[[[[[[',
+      'seb namespaces="tik-*" ssh-ed25519 AAAA',
+    ).map((s) => Buffer.from(s)),
+  );
+  const places = fc.constantFrom(
+    'event',
+    'event-overwrite',
+    'sidecar',
+    'pack',
+    'actors',
+    'roles',
+    'by-hash',
+    'by-hash-overwrite',
+    'named',
+  );
+
+  it('any junk in any store file yields a report, not an exception', async () => {
+    const { loadTicket } = await import('../../../src/tik/store/load-ticket.js');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(places, junk), { minLength: 1, maxLength: 4 }), async (edits) => {
+        const b = await buildStore();
+        try {
+          const events = join(b.root, 'tickets', TICKET, 'events');
+          const { createHash } = await import('node:crypto');
+          const h = (x: Buffer) => `sha256-${createHash('sha256').update(x).digest('hex')}`;
+          for (const [place, bytes] of edits) {
+            if (place === 'event') writeFileSync(join(events, `${h(bytes)}.edn`), bytes);
+            if (place === 'event-overwrite') writeFileSync(eventPath(b.root, TICKET, b.ids[1]!), bytes);
+            if (place === 'sidecar') writeFileSync(join(events, `${b.ids[0]}.sig.${'a'.repeat(16)}`), bytes);
+            if (place === 'pack') writeFileSync(join(events, 'events.pack.idx'), bytes);
+            if (place === 'actors') writeFileSync(join(b.root, 'actors'), bytes);
+            if (place === 'roles') writeFileSync(join(b.root, 'roles.edn'), bytes);
+            if (place === 'by-hash') writeFileSync(join(b.root, 'processes', 'by-hash', `${h(bytes)}.edn`), bytes);
+            if (place === 'by-hash-overwrite') writeFileSync(join(b.root, 'processes', 'by-hash', `${b.hash}.edn`), bytes);
+            if (place === 'named') writeFileSync(join(b.root, 'processes', 'demo.edn'), bytes);
+          }
+          const before = snapshot(b.root);
+          const r = await verifyStore(b.store, { now: NOW });
+          expect(typeof r.ok).toBe('boolean');
+          for (const t of r.tickets) for (const p of [...t.levels.L0.problems, ...t.levels.L1.problems, ...t.levels.L2.problems]) {
+            expect(p.message.length).toBeGreaterThan(0);
+            expect(p.code).toMatch(/^L[012]\//);
+          }
+          // a load degrades too: problems, never an exception
+          const t = await loadTicket(b.store, TICKET);
+          for (const p of [...t.problems, ...t.warnings]) expect(p.message.length).toBeGreaterThan(0);
+          expect(snapshot(b.root)).toBe(before);
+        } finally {
+          b.cleanup();
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

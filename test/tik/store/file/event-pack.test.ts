@@ -118,3 +118,15 @@ describe('event packs', () => {
     expect(parsePackIndex(`{:pack "${p}", :entries []}`, 'i').entries).toEqual([]);
   });
 });
+
+describe('loading a ticket with a corrupt pack', () => {
+  it('reports the unreadable log as a problem naming the index', async () => {
+    const { loadTicket } = await import('../../../../src/tik/store/load-ticket.js');
+    const b = await built();
+    await packTicket(b, TICKET);
+    writeFileSync(join(eventsDir(b.root, TICKET), 'events.pack.idx'), '{:pack');
+    const t = await loadTicket(b.store, TICKET);
+    expect(t.events).toEqual([]);
+    expect(t.problems).toMatchObject([{ code: 'ticket/unreadable', where: `tickets/${TICKET}/events/events.pack.idx` }]);
+  });
+});
