@@ -57,12 +57,30 @@ export function readYamlTree(text: string, options: ReadYamlOptions): YamlTree {
     if (isAlias(node)) return walk(node.resolve(doc as Document), path, depth + 1);
     if (isMap(node)) {
       const out: Record<string, unknown> = {};
+      const set = (key: string, value: unknown) =>
+        Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      // merge keys (`<<: *base`, as PyYAML reads upstream configs) first, so explicit keys override them
       for (const pair of node.items) {
         const keyNode = pair.key as Node | null;
+        if (!(isScalar(keyNode) && keyNode.value === '<<' && keyNode.type === 'PLAIN')) continue;
+        const target = isAlias(pair.value) ? pair.value.resolve(doc as Document) : pair.value;
+        const sources = isSeq(target) ? target.items : [pair.value];
+        for (const src of sources) {
+          const merged = walk(src, path, depth + 1);
+          if (merged === null || typeof merged !== 'object' || Array.isArray(merged)) {
+            issues.push({ code: 'CONFIG_YAML', path: child(path, '<<'), message: 'a merge key (<<) needs a mapping or a list of mappings', ...at(keyNode.range?.[0]) });
+            continue;
+          }
+          for (const [k, v] of Object.entries(merged)) set(k, v);
+        }
+      }
+      for (const pair of node.items) {
+        const keyNode = pair.key as Node | null;
+        if (isScalar(keyNode) && keyNode.value === '<<' && keyNode.type === 'PLAIN') continue;
         const key = restore(isScalar(keyNode) ? String(keyNode.value) : String(keyNode ?? ''));
         const p = child(path, key);
         positions.set(p, at(keyNode?.range?.[0]));
-        out[key] = walk(pair.value, p, depth + 1);
+        set(key, walk(pair.value, p, depth + 1));
       }
       return out;
     }

@@ -434,3 +434,37 @@ describe('laws over the base config', () => {
     );
   });
 });
+
+describe('YAML anchors, aliases and merge keys (as PyYAML reads upstream configs)', () => {
+  it('aliases and << merges expand; explicit keys override merged ones', () => {
+    const text = `
+domains: [{id: sales}]
+roles:
+  - &analyst {id: analyst, capabilities: [query_development], domain_access: [sales]}
+  - {<<: *analyst, id: senior}
+sources: [{id: files, type: csv, path: /data/x.csv}]
+tables:
+  - source_id: files
+    domain_id: sales
+    table: x
+    columns:
+      - &visible {name: a, data_type: varchar, visible_to: [analyst, senior]}
+      - {<<: *visible, name: b}
+`;
+    const c = loadConfig({ text }, {}).config;
+    expect(c.roles).toEqual([
+      { id: 'analyst', capabilities: ['query_development'], domain_access: ['sales'] },
+      { id: 'senior', capabilities: ['query_development'], domain_access: ['sales'] },
+    ]);
+    expect(c.tables[0]!.columns.map((x) => [x.name, x.visible_to])).toEqual([
+      ['a', ['analyst', 'senior']],
+      ['b', ['analyst', 'senior']],
+    ]);
+  });
+
+  it('a "__proto__" key is an unknown key, not a prototype', () => {
+    const r = checkConfig({ text: '__proto__: {polluted: true}\n' }, {});
+    expect(r.errors[0]).toMatchObject({ code: 'CONFIG_UNKNOWN_KEY', path: '__proto__', line: 1 });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
