@@ -17,7 +17,7 @@ export function parseSqlUrl(url: string, baseDir: string = process.cwd()): SqlTa
   if (name === 'sqlite') {
     const rest = url.slice(scheme![0].length).replace(/[?#].*$/, '');
     if (rest === '' || rest === '//' || rest === '///:memory:' || rest === '//:memory:') return { dialect: 'sqlite', path: ':memory:' };
-    if (!rest.startsWith('///')) {
+    if (!rest.startsWith('///') || rest === '///' || rest === '////') {
       throw new CodedError('SQL_URL_INVALID', `invalid SQLite URL "${url}"`, {
         hint: 'write sqlite:///relative/path.db or sqlite:////absolute/path.db',
       });

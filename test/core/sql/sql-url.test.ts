@@ -23,7 +23,9 @@ describe('database URLs as upstream writes them', () => {
     } catch (e) {
       expect((e as Error).message).not.toContain('secret');
     }
-    expect(() => parseSqlUrl('sqlite:/relative.db')).toThrow(expect.objectContaining({ code: 'SQL_URL_INVALID' }));
+    for (const bad of ['sqlite:/relative.db', 'sqlite:///', 'sqlite:////', 'sqlite://host/x.db']) {
+      expect(() => parseSqlUrl(bad), bad).toThrow(expect.objectContaining({ code: 'SQL_URL_INVALID' }));
+    }
     expect(redactUrl('postgresql://me:pw@host/db')).toBe('postgresql://me:***@host/db');
   });
 });

@@ -11,7 +11,8 @@ let n = 0;
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 registryContract('SQLite file', {
-  freshUrl: async () => `sqlite:///${join(root, `r${++n}`, 'registry.db')}`.replace('sqlite:////', 'sqlite:////'),
+  // root is absolute, so this is the sqlite:////absolute/path.db form
+  freshUrl: async () => `sqlite:///${join(root, `r${++n}`, 'registry.db')}`,
   raw: (url) => openSqlClient(url),
   installFailingTrigger: async (raw) => {
     await raw.exec(`CREATE TRIGGER explode BEFORE INSERT ON rls_rules WHEN NEW.filter = 'explode'
@@ -26,7 +27,9 @@ describe('opening a SQLite registry', () => {
     const a = await openRegistry('sqlite:///state/registry.db', { baseDir: dir });
     await a.registerDomain({ id: 'sales' });
     await a.close();
-    const b = await openRegistry(`sqlite:////${join(dir, 'state/registry.db').replace(/^\//, '')}`);
+    const absolute = join(dir, 'state/registry.db');
+    expect(absolute.startsWith('/')).toBe(true);
+    const b = await openRegistry(`sqlite:///${absolute}`); // sqlite:////abs/path.db
     expect((await b.snapshot()).catalog.domains).toEqual([{ id: 'sales' }]);
     expect(await b.epoch()).toBe(1);
     expect(b.subscribe).toBeUndefined();
