@@ -116,7 +116,7 @@ export function renderLs(rows: Record<string, Json>[], hidden: number): string {
   return lines.join('\n');
 }
 
-export function renderNext(r: InboxResult): string {
+export function renderNext(r: InboxResult, heldBack = 0): string {
   const lines: string[] = [];
   for (const i of r.items) {
     const who = i.who === 'anyone' ? 'anyone' : i.who.length > 0 ? i.who.join(', ') : `nobody (role ${i.role ?? '?'} has no members)`;
@@ -125,6 +125,7 @@ export function renderNext(r: InboxResult): string {
   }
   if (r.items.length === 0) lines.push('nothing to do');
   if (r.waiting.length > 0) lines.push(`(${r.waiting.length} stage(s) waiting on time or other stages)`);
+  if (heldBack > 0) lines.push(`(${heldBack} ticket${heldBack === 1 ? '' : 's'} held back: depends on an unsettled ticket)`);
   if (r.settled > 0) lines.push(`(${r.settled} settled ticket${r.settled === 1 ? '' : 's'} hidden; --all shows them)`);
   return lines.join('\n');
 }

@@ -1,6 +1,7 @@
 import { isCodedError } from '../../core/errors.js';
 import { readEdn } from '../edn/index.js';
-import { parseProcess, resolveRoles, type ProcessDef, type Roles, type TikEvent } from '../kernel/index.js';
+import type { Instant } from '../edn/value.js';
+import { derive, parseProcess, resolveRoles, type ProcessDef, type Roles, type TikEvent } from '../kernel/index.js';
 import type { EventStore } from '../store/store.js';
 import type { CliContext } from './context.js';
 import { pinOf } from './pin.js';
@@ -12,14 +13,16 @@ export interface LoadedTicket {
   readonly events: readonly TikEvent[];
   readonly def: ProcessDef;
   readonly roles: Roles;
+  /** The derivation at `now` (state after all events, effective reached set). */
+  readonly derived: ReturnType<typeof derive>;
 }
 
 /**
  * Load every ticket of the store for a cross-ticket lens. Definitions are parsed once per hash.
- * A ticket that cannot be read (malformed event, bytes not matching the name, unresolvable
- * definition) is reported on stderr and skipped, and the run exits 1; the others still show.
+ * A ticket that cannot be read or derived (malformed event, bytes not matching the name,
+ * unresolvable definition, unknown guard operator) is reported on stderr and skipped, and the run exits 1; the others still show.
  */
-export async function loadAllTickets(ctx: CliContext, store: EventStore): Promise<LoadedTicket[]> {
+export async function loadAllTickets(ctx: CliContext, store: EventStore, now: Instant): Promise<LoadedTicket[]> {
   const register = await readRegister(store);
   const defs = new Map<string, ProcessDef | undefined>();
   const rolesByDef = new Map<ProcessDef, Roles>();
@@ -44,7 +47,9 @@ export async function loadAllTickets(ctx: CliContext, store: EventStore): Promis
         roles = resolveRoles(def, register);
         rolesByDef.set(def, roles);
       }
-      out.push({ ticket, events, def, roles });
+      // Derive here, inside the per-ticket guard: a definition that throws (an unknown guard
+      // operator) costs that ticket, not the whole listing.
+      out.push({ ticket, events, def, roles, derived: derive(def, events, now, roles) });
     } catch (e) {
       if (!isCodedError(e)) throw e;
       ctx.warn(`ticket ${ticket}: ${e.describe()}`);

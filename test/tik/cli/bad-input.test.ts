@@ -174,3 +174,41 @@ describe('bad input never crashes and never writes', () => {
     expect(await refuses(d, ['set', id, 'a=1'], 1, { TIK_KEY: 'missing-key' })).toMatch(/TIK_KEY/);
   });
 });
+
+describe('a pinned definition with an unknown guard operator (from another implementation)', () => {
+  it('status, explain and ls report the operator and the definition, and write nothing', async () => {
+    const { mintEvent, parseProcess } = await import('../../../src/tik/kernel/index.js');
+    const { emit, ednMap, readEdn } = await import('../../../src/tik/edn/index.js');
+    const { Instant, Keyword, Uuid } = await import('../../../src/tik/edn/value.js');
+    const d = await supportStore();
+    dirs.push(d);
+    const def = parseProcess(
+      readEdn('{:process/id :weird :process/version 1 :process/stages [{:stage/id :a :hint "h" :guards [[:frobnicate [:x]]]}]}'),
+    );
+    mkdirSync(join(d, 'processes/by-hash'), { recursive: true });
+    writeFileSync(join(d, 'processes/by-hash', `${def.hash}.edn`), emit(def.raw));
+    const ticket = '0b0e5d1c-0000-4000-8000-00000000abcd';
+    const k = Keyword.of;
+    const { event, text } = mintEvent({
+      ticket: new Uuid(ticket),
+      type: k('ticket/create'),
+      actor: 'upstream',
+      at: new Instant(Date.UTC(2026, 6, 1)),
+      parents: [],
+      body: ednMap([
+        [k('ticket/title'), 'from elsewhere'],
+        [k('ticket/process'), k('weird')],
+        [k('ticket/process-version'), 1n],
+        [k('ticket/process-hash'), def.hash],
+      ]),
+    });
+    mkdirSync(join(d, 'tickets', ticket, 'events'), { recursive: true });
+    writeFileSync(join(d, 'tickets', ticket, 'events', `${event.id}.edn`), text);
+    for (const args of [['status', ticket], ['explain', ticket, '--json']]) {
+      expect(await refuses(d, args, 1)).toMatch(/frobnicate/);
+    }
+    const ls = await tik(d, ['ls', '--json']);
+    expect(ls.code).toBe(1);
+    expect(ls.stderr).toMatch(/frobnicate/);
+  });
+});

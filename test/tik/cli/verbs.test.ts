@@ -309,6 +309,26 @@ describe('read verbs', () => {
     expect(triager.items.every((i) => i.role === ':triager')).toBe(true);
   });
 
+  it('next holds back a ticket whose [:link :depends-on] target is not settled', async () => {
+    const d = await store();
+    const target = await open(d, 'target');
+    const dependent = await open(d, 'dependent');
+    expect((await tik(d, ['set', dependent, `link.depends-on=${target}`])).code).toBe(0);
+    type Inbox = { items: { unlocks: { ticket: string }[] }[]; heldBack: { ticket: string; dependsOn: string }[] };
+    const held = json<Inbox>(await tik(d, ['next', '--json']));
+    expect(held.heldBack).toEqual([{ ticket: dependent, dependsOn: target }]);
+    expect(held.items.flatMap((i) => i.unlocks.map((u) => u.ticket))).not.toContain(dependent);
+    writeFileSync(join(d, 'crash.sh'), 'x');
+    await tik(d, ['set', target, 'category=technical', 'severity=high', 'resolution.ref=abcdef123456']);
+    await tik(d, ['attach', target, 'crash.sh']);
+    await tik(d, ['--actor', 'customer', 'set', target, 'customer.ack=true']);
+    const free = json<Inbox>(await tik(d, ['next', '--json']));
+    expect(free.heldBack).toEqual([]);
+    expect(free.items.flatMap((i) => i.unlocks.map((u) => u.ticket))).toContain(dependent);
+    const s = json<Status>(await tik(d, ['status', dependent, '--json']));
+    expect(Object.keys(s.facts)).not.toContain('link.depends-on');
+  });
+
   it('ls hides settled tickets unless --all', async () => {
     const d = await store();
     const open1 = await open(d, 'open one');

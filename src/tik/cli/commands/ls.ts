@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { currentStages, derive, isSettled } from '../../kernel/index.js';
+import { currentStages, isSettled } from '../../kernel/index.js';
 import type { CliContext } from '../context.js';
 import { instantText, type Json } from '../json-value.js';
 import { titleOf } from '../lenses.js';
@@ -19,8 +19,8 @@ export function registerLs(program: Command, ctx: CliContext): void {
       const store = await openStore(ctx);
       const rows: Record<string, Json>[] = [];
       let hidden = 0;
-      for (const t of await loadAllTickets(ctx, store)) {
-        const { reached, state } = derive(t.def, t.events, now, t.roles);
+      for (const t of await loadAllTickets(ctx, store, now)) {
+        const { reached, state } = t.derived;
         const settled = isSettled(t.def, reached);
         if (settled && !opts.all) {
           hidden++;

@@ -6,6 +6,7 @@ import { reasonJson } from '../lenses.js';
 import { renderNext } from '../render.js';
 import { openStore } from '../store-access.js';
 import { loadAllTickets } from '../ticket-set.js';
+import { holdBackDependents } from '../depends-on.js';
 
 /**
  * `tik next [--actor A] [--role R] [--all] [--json]`: the inbox — actions across tickets, ranked by
@@ -21,7 +22,7 @@ export function registerNext(program: Command, ctx: CliContext): void {
     .action(async (opts: { role?: string; all?: boolean; json?: boolean }) => {
       const now = ctx.clock.now();
       const store = await openStore(ctx);
-      const tickets = await loadAllTickets(ctx, store);
+      const { keep: tickets, held } = holdBackDependents(await loadAllTickets(ctx, store, now));
       const rolesByDef = new Map(tickets.map((t) => [t.def, t.roles] as const));
       const actor = ctx.actorFilter();
       const r = inbox(
@@ -41,8 +42,9 @@ export function registerNext(program: Command, ctx: CliContext): void {
         })),
         waiting: r.waiting.map((w) => ({ ticket: w.ticket, stage: w.stage, reason: reasonJson(w.reason) })),
         settled: r.settled,
+        heldBack: held,
       };
       if (opts.json) ctx.json(json);
-      else ctx.out(renderNext(r));
+      else ctx.out(renderNext(r, held.length));
     });
 }
