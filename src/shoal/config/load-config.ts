@@ -50,6 +50,12 @@ export interface LoadedConfig {
 
 const SECRET_PATH = /^sources\[\d+\]\.password$/;
 
+/** Source types upstream provisa has and shoal doesn't: reported as unsupported rather than as a typo. */
+const UPSTREAM_ONLY_SOURCE_TYPES: readonly string[] = [
+  'openapi', 'graphql', 'grpc', 'mongodb', 'elasticsearch', 'kafka', 'delta', 'iceberg', 'duckdb', 'snowflake',
+  'bigquery', 'redshift', 'oracle', 'sqlserver', 'mssql', 'clickhouse', 'trino', 'hive', 'cassandra', 'redis', 'excel',
+];
+
 /** Validate a config and report every error and warning; never throws for bad input. `shoal config check` calls this. */
 export function checkConfig(source: ConfigSource, env: Env = process.env): ConfigCheckResult {
   const read = readSource(source);
@@ -196,9 +202,25 @@ function zodIssue(issue: z.core.$ZodIssue, root: unknown): ConfigIssue {
     return { code: 'CONFIG_MISSING_FIELD', path, message: expected ? `is required (${expected})` : 'is required' };
   }
   switch (issue.code) {
-    case 'invalid_value':
-      message = `expected ${issue.values.map(String).join('|')}`;
-      break;
+    case 'invalid_value': {
+      const given = valueAt(root, issue.path);
+      const options = issue.values.map(String);
+      if (/^sources\[\d+\]\.type$/.test(path) && typeof given === 'string' && UPSTREAM_ONLY_SOURCE_TYPES.includes(given)) {
+        return {
+          code: 'CONFIG_UNSUPPORTED_SOURCE_TYPE',
+          path,
+          message: `source type "${given}" exists in upstream provisa but shoal does not support it; expected ${options.join('|')}`,
+          hint: 'land the data into a supported source (for example PostgreSQL or Parquet files) and register that',
+        };
+      }
+      const suggestion = typeof given === 'string' ? didYouMean(given, options) : undefined;
+      return {
+        code: 'CONFIG_TYPE',
+        path,
+        message: `expected ${options.join('|')}`,
+        ...(suggestion ? { hint: `did you mean "${suggestion}"?` } : {}),
+      };
+    }
     case 'invalid_type':
       message = `expected ${issue.expected}, got ${describe(valueAt(root, issue.path))}`;
       break;

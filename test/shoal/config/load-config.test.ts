@@ -143,6 +143,15 @@ describe('validation errors name the key path and the line', () => {
     expect(formatIssue(e)).toBe(`tables[0].columns[1].mask_type: expected regex|constant|truncate (line ${lineOf(text, 'mask_type: scramble')})`);
   });
 
+  it('an enum typo gets a did-you-mean hint; an upstream-only source type is reported as unsupported', () => {
+    const typo = only(checkConfig({ text: BASE.replace('mask_type: regex', 'mask_type: regx') }, env).errors, 'CONFIG_TYPE');
+    expect(typo.hint).toBe('did you mean "regex"?');
+    const text = BASE.replace('type: postgresql', 'type: mongodb');
+    const e = only(checkConfig({ text }, env).errors, 'CONFIG_UNSUPPORTED_SOURCE_TYPE');
+    expect(e).toMatchObject({ path: 'sources[0].type', line: lineOf(text, 'type: mongodb') });
+    expect(e.message).toContain('upstream provisa');
+  });
+
   it('a wrong type', () => {
     const text = BASE.replace('schema: public', 'schema: [public]');
     const e = only(checkConfig({ text }, env).errors, 'CONFIG_TYPE');
