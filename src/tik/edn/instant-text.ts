@@ -10,7 +10,8 @@
  * a four-digit year (or a signed longer one: `+` is required above 9999 and refused otherwise), a
  * valid calendar date, `T`, `HH:MM:SS`, an optional fraction of 0–9 digits after `.`, then `Z`.
  * As in Java, `24:00:00` means the start of the next day and `23:59:60` is read as `23:59:59`.
- * Offsets other than `Z` are refused (older JDKs refuse them too; the spec names `Z` only).
+ * An offset `±HH:MM[:SS]` (within ±18:00) is accepted in place of `Z`, as `Instant.parse` does
+ * since JDK 12 (upstream runs on a current JDK); the instant is converted to UTC.
  * The fraction is truncated toward −∞ to milliseconds, which for a non-negative fraction of a
  * second is plain truncation of the digits after the third.
  */
@@ -68,7 +69,8 @@ export function formatInstant(ms: number): string {
 const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-const INSTANT_PATTERN = /^([+-]?)(\d{4,10})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{0,9}))?[Zz]$/;
+const INSTANT_PATTERN =
+  /^([+-]?)(\d{4,10})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{0,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2})(?::(\d{2}))?)$/;
 
 /**
  * `Instant.parse` truncated to milliseconds. Returns the epoch milliseconds, or a string saying
@@ -76,8 +78,21 @@ const INSTANT_PATTERN = /^([+-]?)(\d{4,10})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(
  */
 export function parseInstant(text: string): number | string {
   const m = INSTANT_PATTERN.exec(text);
-  if (!m) return `"${text}" is not an ISO-8601 instant like 2026-07-08T12:00:00Z (UTC, with a Z)`;
-  const [, sign, yearDigits, mo, d, h, mi, s, fraction] = m as unknown as [string, string, string, string, string, string, string, string, string | undefined];
+  if (!m) return `"${text}" is not an ISO-8601 instant like 2026-07-08T12:00:00Z (seconds required; Z or an offset like +01:00)`;
+  const [, sign, yearDigits, mo, d, h, mi, s, fraction, offSign, offH, offM, offS] = m as unknown as [
+    string, string, string, string, string, string, string, string, string | undefined,
+    string | undefined, string | undefined, string | undefined, string | undefined,
+  ];
+  let offsetSeconds = 0;
+  if (offSign !== undefined) {
+    const oh = Number(offH);
+    const om = Number(offM);
+    const os = offS === undefined ? 0 : Number(offS);
+    if (oh > 18 || om > 59 || os > 59 || oh * 3600 + om * 60 + os > 18 * 3600) {
+      return `offset ${offSign}${offH}:${offM}${offS === undefined ? '' : ':' + offS} is outside ±18:00 in "${text}"`;
+    }
+    offsetSeconds = (offSign === '-' ? -1 : 1) * (oh * 3600 + om * 60 + os);
+  }
   // DateTimeFormatter's EXCEEDS_PAD year: a '+' exactly when there are more than four digits.
   if (sign === '+' && yearDigits.length <= 4) return `year "+${yearDigits}" must not have a '+' sign (Java refuses it)`;
   if (sign === '' && yearDigits.length > 4) return `year "${yearDigits}" has more than four digits and needs a '+' sign`;
@@ -105,7 +120,7 @@ export function parseInstant(text: string): number | string {
   if (second > 59) return `second ${s} is out of range in "${text}"`;
   const milli = frac.length === 0 ? 0 : Number(frac.slice(0, 3).padEnd(3, '0'));
   const days = daysFromCivil(year, month, day) + extraDays;
-  const ms = days * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + milli;
+  const ms = days * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + (second - offsetSeconds) * 1000 + milli;
   if (!Number.isSafeInteger(ms)) return `instant "${text}" is outside the supported range (±285,000 years)`;
   return ms;
 }

@@ -221,6 +221,14 @@ describe('§1.4 instants', () => {
     expect(emit(new Instant(d.getTime()))).toBe('#inst "-0001-06-15T10:00:00.500Z"');
   });
 
+  test('an offset converts to UTC, as Instant.parse does on JDK 12+', () => {
+    expect(at('2026-07-08T12:00:00+01:00')).toBe('#inst "2026-07-08T11:00:00Z"');
+    expect(at('2026-07-08T00:30:00.5-05:30')).toBe('#inst "2026-07-08T06:00:00.500Z"');
+    expect(at('2026-07-08T12:00:00-00:00')).toBe('#inst "2026-07-08T12:00:00Z"');
+    expect(at('2026-07-08T12:00:00+18:00')).toBe('#inst "2026-07-07T18:00:00Z"');
+    expect(at('2026-07-08T12:00:00+01:02:03')).toBe('#inst "2026-07-08T10:57:57Z"');
+  });
+
   test('Java edge forms: 24:00:00 is the next day, 23:59:60 reads as :59, lower-case t and z', () => {
     expect(at('2026-12-31T24:00:00Z')).toBe('#inst "2027-01-01T00:00:00Z"');
     expect(at('2026-06-30T23:59:60Z')).toBe('#inst "2026-06-30T23:59:59Z"');
