@@ -279,3 +279,38 @@ describe('schema laws', () => {
     );
   });
 });
+
+describe('compileSchema on arbitrary forms', () => {
+  const ops = ['and', 'or', 'maybe', 'vector', 'set', 'sequential', 'tuple', 'map', 'map-of', 'enum', 'string', 'int', 'boolean', '=', '>', 'fn', 'multi', 're', 'nope'].map((o) => kw(o));
+  const arbForm: fc.Arbitrary<EdnValue> = fc.letrec<{ form: EdnValue }>((tie) => ({
+    form: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom<EdnValue>(...ops),
+      arbEdn,
+      fc
+        .tuple(fc.constantFrom(...ops), fc.option(fc.constantFrom(readEdn('{:min 1}'), readEdn('{:closed true}'), readEdn('{:min "x"}')), { nil: undefined }), fc.array(tie('form'), { maxLength: 3 }))
+        .map(([op, props, kids]) => Object.freeze(props ? [op, props, ...kids] : [op, ...kids]) as EdnValue),
+    ),
+  })).form;
+
+  test('returns a schema or an unsupported marker, or throws schema/invalid — nothing else', () => {
+    fc.assert(
+      fc.property(arbForm, arbEdn, (form, value) => {
+        let compiled;
+        try {
+          compiled = compileSchema(form);
+        } catch (e) {
+          expect(e).toBeInstanceOf(TikError);
+          expect((e as TikError).code).toBe('schema/invalid');
+          expect(isSchemaForm(form)).toBe(false);
+          return;
+        }
+        expect(isSchemaForm(form)).toBe(true);
+        if (compiled.kind === 'schema') {
+          for (const m of validate(compiled, value)) expect(typeof m).toBe('string');
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
