@@ -23,8 +23,8 @@ export async function runTik(argv: readonly string[], io: CliIo): Promise<number
   } catch (e) {
     if (e instanceof CommanderError) {
       // commander has already printed its message through configureOutput.
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT.ok;
-      if (e.exitCode === 0) return EXIT.ok;
+      // An explicit --help or --version succeeds; help shown because no verb was given is a usage error.
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.ok;
       return EXIT.usage;
     }
     if (isCodedError(e)) {

@@ -23,6 +23,11 @@ describe('the compiled tik command', () => {
     const unknownFlag = tikDist(process.cwd(), ['ls', '--nope']);
     expect(unknownFlag.code).toBe(2);
     expect(unknownFlag.stderr).toMatch(/unknown option '--nope'/);
+    const noVerb = tikDist(process.cwd(), []);
+    expect(noVerb.code).toBe(2);
+    expect(noVerb.stderr).toMatch(/Usage: tik/);
+    expect(tikDist(process.cwd(), ['--version']).code).toBe(0);
+    expect(tikDist(process.cwd(), ['status', '--help']).code).toBe(0);
     const missing = tikDist(process.cwd(), ['status']);
     expect(missing.code).toBe(2);
     const failure = tikDist(process.cwd(), ['--root', '/nonexistent/store', 'status', 'abc']);
