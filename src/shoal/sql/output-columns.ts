@@ -129,11 +129,63 @@ export function queryOutputs(q: Node, ctx: OutputContext): OutputColumn[] | unde
     let inner = et === 'alias' ? ed.this : e;
     while (typeOf(inner) === 'paren') inner = dataOf(inner).this;
     let type: string | undefined;
-    if (typeOf(inner) === 'column') type = typeOfColumn(identName(dataOf(inner).name)!, identName(dataOf(inner).table));
-    else if (governed && et === 'alias') type = governed.find((c) => c.name === name)?.type;
+    if (governed && et === 'alias') type = governed.find((c) => c.name === name)?.type;
+    else type = expressionType(inner, (col) => typeOfColumn(identName(dataOf(col).name)!, identName(dataOf(col).table)), ctx);
     out.push({ name, ...withType(type) });
   }
   return out;
 }
 
 const withType = (type: string | undefined) => (type ? { type } : {});
+
+const BOOLEAN_NODES = new Set(['eq', 'neq', 'lt', 'lte', 'gt', 'gte', 'and', 'or', 'not', 'exists', 'like', 'i_like', 'in', 'not_in', 'between',
+  'is_null', 'is_true', 'is_false', 'similar_to', 'null_safe_eq', 'null_safe_neq', 'regexp_like', 'bool_and', 'bool_or']);
+const TEXT_NODES = new Set(['concat', 'upper', 'lower', 'trim', 'ltrim', 'rtrim', 'substring', 'replace', 'lpad', 'rpad', 'initcap', 'md5',
+  'left', 'right', 'regexp_replace', 'split_part', 'concat_ws', 'string_agg', 'to_char']);
+const TEXT_FUNCTIONS = new Set(['concat', 'concat_ws', 'upper', 'lower', 'substr', 'substring', 'replace', 'btrim', 'ltrim', 'rtrim', 'lpad', 'rpad',
+  'initcap', 'md5', 'reverse', 'repeat', 'split_part', 'regexp_replace', 'left', 'right', 'to_char', 'current_setting']);
+const BIGINT = new Set(['count', 'count_if', 'row_number', 'rank', 'dense_rank', 'n_tile', 'length', 'char_length', 'strpos', 'position']);
+const CAST_NAMES: Readonly<Record<string, string>> = { int: 'integer', integer: 'integer', bigint: 'bigint', smallint: 'smallint', text: 'text',
+  varchar: 'varchar', char: 'varchar', numeric: 'numeric', decimal: 'numeric', date: 'date', timestamp: 'timestamp', boolean: 'boolean',
+  double: 'double', real: 'real', float: 'double' };
+
+/** A best-effort PostgreSQL type for a result expression; undefined when not known. */
+function expressionType(e: Node, column: (col: Node) => string | undefined, ctx: OutputContext): string | undefined {
+  const t = typeOf(e);
+  const d = dataOf(e) ?? {};
+  const arg = (x: Node | undefined) => (x ? expressionType(x, column, ctx) : undefined);
+  const numeric = (x: string | undefined) => x !== undefined && /^(integer|bigint|smallint|int|numeric|decimal|double|real)/.test(x);
+  if (t === 'column') return column(e);
+  if (t === 'paren') return arg(d.this);
+  if (t === 'literal') {
+    if (d.literal_type === 'string') return 'text';
+    if (d.literal_type === 'number') return /^\d+$/.test(String(d.value)) ? 'integer' : 'numeric';
+    return d.literal_type;
+  }
+  if (t === 'boolean' || BOOLEAN_NODES.has(t)) return 'boolean';
+  if (t === 'cast') return CAST_NAMES[String(d.to?.data_type ?? '').toLowerCase().replace(/_/g, '')];
+  if (TEXT_NODES.has(t)) return 'text';
+  if (BIGINT.has(t)) return 'bigint';
+  if (t === 'sum') {
+    const a = arg(d.this);
+    return a === 'integer' || a === 'smallint' ? 'bigint' : numeric(a) ? 'numeric' : undefined;
+  }
+  if (t === 'avg') return numeric(arg(d.this)) ? 'numeric' : undefined;
+  if (t === 'min' || t === 'max' || t === 'coalesce' || t === 'null_if' || t === 'greatest' || t === 'least') {
+    return arg(d.this ?? d.expressions?.[0] ?? d.args?.[0]);
+  }
+  if (t === 'window_function') return arg(d.this);
+  if (t === 'add' || t === 'sub' || t === 'mul' || t === 'div' || t === 'mod') {
+    const [l, r] = [arg(d.left), arg(d.right)];
+    if (l === 'integer' && r === 'integer') return 'integer';
+    if (numeric(l) && numeric(r)) return l === r ? l : 'numeric';
+    return undefined;
+  }
+  if (t === 'subquery') return queryOutputs(d.this, ctx)?.[0]?.type;
+  if (t === 'function' || t === 'aggregate_function') {
+    const name = String(d.name).toLowerCase();
+    if (TEXT_FUNCTIONS.has(name)) return 'text';
+    if (name === 'count') return 'bigint';
+  }
+  return undefined;
+}

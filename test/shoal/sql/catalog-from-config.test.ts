@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeCatalog } from '../../../src/shoal/config/model.js';
+import { makeCatalog, makeTable } from '../../../src/shoal/config/model.js';
 import { catalogFromConfig, planQuery } from '../../../src/shoal/sql/index.js';
 
 /** The example of federation-fleet.md §7 (without its MV), as a model value. */
@@ -11,7 +11,7 @@ const model = makeCatalog({
     { id: 'shop', type: 'mariadb', database: 'shopdb' },
   ],
   tables: [
-    {
+    makeTable({
       source_id: 'sales-pg', domain_id: 'sales', schema: 'public', table: 'orders',
       columns: [
         { name: 'id', data_type: 'integer', visible_to: ['admin', 'analyst'] },
@@ -22,12 +22,12 @@ const model = makeCatalog({
         { name: 'created', data_type: 'date', unmasked_to: ['admin'], mask_type: 'truncate', mask_precision: 'month' },
         { name: 'cost', data_type: 'decimal', visible_to: ['admin'] },
       ],
-    },
-    {
+    }),
+    makeTable({
       source_id: 'segments-csv', domain_id: 'sales', table: 'customer_segments',
       columns: [{ name: 'customer_id', data_type: 'integer' }, { name: 'segment', data_type: 'varchar' }],
-    },
-    { source_id: 'shop', domain_id: 'sales', table: 'items', alias: 'shop_items', columns: [{ name: 'sku', data_type: 'varchar' }] },
+    }),
+    makeTable({ source_id: 'shop', domain_id: 'sales', table: 'items', alias: 'shop_items', columns: [{ name: 'sku', data_type: 'varchar' }] }),
   ],
   roles: [
     { id: 'admin', capabilities: ['admin', 'query_development', 'full_results'], domain_access: ['*'] },
