@@ -12,12 +12,6 @@ export type Interpolation =
   | { readonly ok: true; readonly value: string; readonly interpolated: boolean }
   | { readonly ok: false; readonly problem: 'missing' | 'malformed'; readonly variable?: string; readonly detail: string };
 
-/** Whether the text contains any env reference (well-formed or not). */
-export function hasEnvReference(text: string): boolean {
-  ANY_OPENING.lastIndex = 0;
-  return ANY_OPENING.test(text);
-}
-
 export function interpolate(text: string, env: Env): Interpolation {
   const wellFormed = [...text.matchAll(REFERENCE)];
   const openings = [...text.matchAll(ANY_OPENING)];

@@ -99,12 +99,14 @@ export function checkConfigText(text: string, env: Env = process.env): ConfigChe
   }
   checkKeys(root, CONFIG_KEYS, '', errors, warnings);
 
+  // a value whose env reference failed is already reported (and left out): report nothing else about it
+  const reported = new Set(tree.issues.map((i) => i.path));
   const parsed = configSchema.safeParse(root);
   if (!parsed.success) {
-    errors.push(...parsed.error.issues.map((i) => zodIssue(i, root)));
+    errors.push(...parsed.error.issues.map((i) => zodIssue(i, root)).filter((i) => !reported.has(i.path)));
     return finish(errors, warnings, undefined, locate);
   }
-  if (errors.length > 0) return finish(errors, warnings, undefined, locate);
+  // keep going after key and env errors: the cross-reference checks below still find real problems
 
   const raw = parsed.data;
   (raw.sources ?? []).forEach((s, i) => {
@@ -120,7 +122,7 @@ export function checkConfigText(text: string, env: Env = process.env): ConfigChe
   const catalog = normaliseCatalog(raw);
   const resolved = resolveTableReferences(catalog);
   const checked = checkCatalog(resolved.catalog);
-  errors.push(...resolved.errors, ...checked.errors);
+  errors.push(...[...resolved.errors, ...checked.errors].filter((i) => !reported.has(i.path)));
   warnings.push(...checked.warnings);
   const config: ShoalConfig = deepFreeze({ ...resolved.catalog, stateful: normaliseStateful(raw) });
   return finish(errors, warnings, config, locate);

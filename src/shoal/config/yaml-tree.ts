@@ -108,7 +108,8 @@ export function readYamlTree(text: string, options: ReadYamlOptions): YamlTree {
             ? `set ${r.variable} in the environment, or give a default: \${env:${r.variable}:-value}`
             : 'write ${env:VAR} or ${env:VAR:-default} (VAR: letters, digits, underscore)',
       });
-      return v;
+      // no value: validation then reports nothing more about this key, and checks the rest
+      return undefined;
     }
     return null;
   };

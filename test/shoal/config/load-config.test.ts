@@ -353,6 +353,15 @@ describe('env interpolation in the config', () => {
     expect(c.sources[0]).toMatchObject({ host: 'db.internal', port: 5432 });
   });
 
+  it('an unset variable in a number field is one error (not also a type error), and other errors are still found', () => {
+    const text = BASE.replace('host: localhost', 'host: localhost\n    port: ${env:PGPORT}').replace('role_id: analyst', 'role_id: analyts');
+    const r = checkConfig({ text }, {});
+    expect(r.errors.map((e) => [e.code, e.path])).toEqual([
+      ['CONFIG_ENV_MISSING', 'sources[0].port'],
+      ['CONFIG_UNKNOWN_ROLE', 'rls_rules[0].role_id'],
+    ]);
+  });
+
   it('a malformed reference is an error naming the key', () => {
     const text = BASE.replace('host: localhost', 'host: ${env:}');
     const e = only(checkConfig({ text }, {}).errors, 'CONFIG_ENV_MALFORMED');
