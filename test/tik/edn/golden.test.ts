@@ -10,6 +10,7 @@ import {
   EdnList,
   Instant,
   kw,
+  prStr,
   readEdn,
   readEdnBytes,
   uuid,
@@ -126,6 +127,19 @@ describe('§1.8 #6 process hashes', () => {
     expect(contentIdOf(readEdnBytes(readFileSync(p), p))).toBe(
       'sha256-abf62fe594cceed265dbe2374b7f67ed30778ebd66816cbad41c7422e8bb5f59',
     );
+  });
+
+  test('§4.2 a definition’s hash ignores comments, layout and key order', () => {
+    const p = join(conformance, 'processes/support-request.edn');
+    const source = readFileSync(p, 'utf8');
+    const id = contentIdOf(readEdn(source, p));
+    // the same data with Clojure commas and the comments stripped, and with every line re-indented
+    expect(contentIdOf(readEdn(prStr(readEdn(source))))).toBe(id);
+    const relaid = source
+      .split('\n')
+      .map((l) => '\t ' + l.trim())
+      .join('\r\n');
+    expect(contentIdOf(readEdn(relaid))).toBe(id);
   });
 
   test('every shipped process and example definition reads and re-reads to the same bytes', () => {
