@@ -147,11 +147,14 @@ export type FactStatus =
 const ABSENT: FactStatus = Object.freeze({ status: 'absent' });
 const NO_DISPUTES: readonly Dispute[] = Object.freeze([]);
 
-interface ConflictMemo {
-  readonly writes: number;
-  readonly folded: number;
-  readonly provisional: boolean;
-  readonly claims: readonly Write[] | undefined;
+/** Per-path conflict index: the strict ancestors of the path's writes, grown incrementally. */
+interface AncestryIndex {
+  readonly seen: Set<string>;
+  /** Ids met in a walk before they were folded; walked on from once they are. */
+  readonly pending: Set<string>;
+  maximal: Write[];
+  writesSeen: number;
+  claims: readonly Write[] | undefined;
 }
 
 /**
@@ -175,7 +178,7 @@ export class TicketFold implements TicketState {
   readonly linearWrites = new Map<string, boolean>();
   /** Latest attestation instant per claim (canonical text). */
   readonly lastAttested = new Map<string, Instant>();
-  private readonly conflictMemo = new Map<string, ConflictMemo>();
+  private readonly ancestry = new Map<string, AncestryIndex>();
   readonly cache = new Map<string, unknown>();
 
   /** Folds one event. Events must arrive in fold order, each id once. */
@@ -319,34 +322,50 @@ export class TicketFold implements TicketState {
   }
 
   /**
-   * The claims of a conflict on `key`, or `undefined` (§3.5). Memoised until the path gets a new
-   * write, or, when an ancestor walk met a not-yet-folded parent, until anything is folded.
+   * The claims of a conflict on `key`, or `undefined` (§3.5).
+   *
+   * Incremental and linear overall: ancestry only grows as events are folded (the parents index
+   * only gains entries), so a write that is an ancestor of another write stays so, and the set
+   * of strict ancestors of the path's writes only grows. Each path keeps that set, extended by
+   * walks from new writes and from previously-unfolded ids once they are folded.
    */
   conflictClaims(key: string): readonly Write[] | undefined {
     const ws = this.writes.get(key);
     if (!ws || ws.length < 2 || this.linearWrites.get(key) === true) return undefined;
-    const memo = this.conflictMemo.get(key);
-    if (memo && memo.writes === ws.length && (!memo.provisional || memo.folded === this.log.length)) return memo.claims;
-    // One walk collects every strict ancestor of every write on the path.
-    const ancestors = new Set<string>();
-    let provisional = false;
+    let idx = this.ancestry.get(key);
+    if (!idx) {
+      idx = { seen: new Set(), pending: new Set(), maximal: [], writesSeen: 0, claims: undefined };
+      this.ancestry.set(key, idx);
+    }
     const stack: string[] = [];
-    for (const w of ws) for (const p of this.parents.get(w.event) ?? []) stack.push(p);
+    for (const id of idx.pending) {
+      const ps = this.parents.get(id);
+      if (ps) {
+        idx.pending.delete(id);
+        for (const p of ps) stack.push(p);
+      }
+    }
+    if (stack.length === 0 && idx.writesSeen === ws.length) return idx.claims;
+    const fresh = ws.slice(idx.writesSeen);
+    for (const w of fresh) for (const p of this.parents.get(w.event) ?? []) stack.push(p);
+    const seen = idx.seen;
     while (stack.length > 0) {
       const id = stack.pop() as string;
-      if (ancestors.has(id)) continue;
-      ancestors.add(id);
+      if (seen.has(id)) continue;
+      seen.add(id);
       const ps = this.parents.get(id);
-      if (!ps) provisional = true;
-      else for (const p of ps) if (!ancestors.has(p)) stack.push(p);
+      if (!ps) idx.pending.add(id);
+      else for (const p of ps) if (!seen.has(p)) stack.push(p);
     }
-    const maximal = ws.filter((w) => !ancestors.has(w.event));
+    // Candidates: the previous maximal writes and the new ones, in fold order.
+    idx.maximal = [...idx.maximal, ...fresh].filter((w) => !seen.has(w.event));
+    idx.writesSeen = ws.length;
     let claims: readonly Write[] | undefined;
-    if (maximal.length > 1) {
-      const outcomes = new Set(maximal.map((w) => (w.kind === 'assert' ? `v ${emit(w.value ?? null)}` : 'r')));
-      if (outcomes.size > 1) claims = Object.freeze(maximal);
+    if (idx.maximal.length > 1) {
+      const outcomes = new Set(idx.maximal.map((w) => (w.kind === 'assert' ? `v ${emit(w.value ?? null)}` : 'r')));
+      if (outcomes.size > 1) claims = Object.freeze([...idx.maximal]);
     }
-    this.conflictMemo.set(key, { writes: ws.length, folded: this.log.length, provisional, claims });
+    idx.claims = claims;
     return claims;
   }
 }

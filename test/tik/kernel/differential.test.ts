@@ -12,6 +12,7 @@ import {
   factStatus,
   foldOrder,
   reduce,
+  TicketFold,
   type ProcessDef,
   type Roles,
   type TicketState,
@@ -185,6 +186,21 @@ describe('differential: reducer vs a spec-literal fact status', () => {
         }
       }),
       { numRuns: 80 },
+    );
+  });
+
+  it('one incremental fold read after every event agrees with the reference on every prefix', () => {
+    fc.assert(
+      fc.property(historyArb(20), (ops) => {
+        const ordered = foldOrder(build(ops));
+        const fold = new TicketFold();
+        for (let i = 0; i < ordered.length; i++) {
+          fold.apply(ordered[i] as TikEvent);
+          const prefix = ordered.slice(0, i + 1);
+          for (const p of PATHS) expect(kernelStatus(fold, p)).toBe(naiveStatus(prefix, p));
+        }
+      }),
+      { numRuns: 100 },
     );
   });
 
