@@ -20,3 +20,4 @@ export { type LoadedTicket, loadTicket, admitEvents, eventFile } from './load-ti
 export { FileStore, type FileStoreOptions } from './file/file-store.js';
 export { type StoreLayout, discoverRoot, detectLayout, hasStoreMarker } from './file/discover.js';
 export { openFileStore, initStore } from './file/open-file-store.js';
+export { type StoreRoot, storeRoot } from './store-root.js';

@@ -51,6 +51,15 @@ export function checkSidecarName(name: string): void {
   }
 }
 
+export function checkRootWitnessName(name: string): void {
+  if (typeof name !== 'string' || SIDECAR_NAME.exec(name)?.[2] !== 'witness') {
+    throw new TikError('store/bad-sidecar-name', `root witness name ${JSON.stringify(name)} is not <root>.witness.<fpr16>`, {
+      where: 'roots',
+      hint: 'root witnesses are named sha256-<root hash>.witness.<16 hex>',
+    });
+  }
+}
+
 export function checkProcessName(name: string): void {
   if (typeof name !== 'string' || !PROCESS_NAME.test(name) || name.endsWith('.tests') || name === 'by-hash') {
     throw new TikError('store/bad-process-name', `process name ${JSON.stringify(name)} cannot name a file in processes/`, {

@@ -84,6 +84,13 @@ export interface EventStore {
   /** Names of the named definitions (file stems, excluding `*.tests.edn`), sorted. */
   listProcesses(): Promise<readonly string[]>;
 
+  // ── root witnesses: `roots/<root>.witness.<fpr16>` (the root document itself is not kept) ──
+  /** Names of root witnesses (`sha256-<root>.witness.<fpr16>`), sorted. */
+  rootWitnessNames(): Promise<readonly string[]>;
+  readRootWitness(name: string): Promise<Uint8Array | undefined>;
+  /** Stores a root witness; false if the identical file was already there. */
+  putRootWitness(name: string, bytes: Uint8Array): Promise<boolean>;
+
   // ── trust and membership ──────────────────────────────────────────────────────────────────
   /** The text of `roles.edn`, or undefined if the store has none. */
   readRolesRegister(): Promise<string | undefined>;

@@ -3,6 +3,14 @@
  * store-wide archive checks) and signing (`signEvent`, `signProcess`, `loadSigningKey`).
  */
 export { type Level, type LevelReport, type TicketReport, type VerifyReport } from './verify-report.js';
-export { type VerifyOptions, verifyStore, verifyTicket, verifyArchive, PROCESS_NAMESPACE } from './verify-store.js';
+export {
+  type VerifyOptions,
+  verifyStore,
+  verifyTicket,
+  verifyArchive,
+  verifyRootWitnesses,
+  PROCESS_NAMESPACE,
+  WITNESS_NAMESPACE,
+} from './verify-store.js';
 export { EVENT_NAMESPACE } from './level-l1.js';
-export { type SignResult, signEvent, signProcess, loadSigningKey } from './sign-event.js';
+export { type SignResult, signEvent, signProcess, witnessRoot, loadSigningKey } from './sign-event.js';

@@ -10,6 +10,7 @@ import type { Instant } from '../edn/index.js';
 import { canonicalTextProblem } from '../store/canonical-text.js';
 import { problem, type StoreProblem } from '../store/problem.js';
 import { LoadContext } from '../store/resolve-pin.js';
+import { storeRoot } from '../store/store-root.js';
 import type { EventStore, StoredEvent } from '../store/store.js';
 import { SIDECAR_NAME, checkTicket, sha256Id } from '../store/store-names.js';
 import { checkL0 } from './level-l0.js';
@@ -18,6 +19,7 @@ import { checkL2 } from './level-l2.js';
 import { levelReport, type LevelReport, type TicketReport, type VerifyReport } from './verify-report.js';
 
 export const PROCESS_NAMESPACE = 'tik-process';
+export const WITNESS_NAMESPACE = 'tik-witness';
 
 export interface VerifyOptions {
   /** Verify only this ticket (a full uuid; resolve prefixes first). */
@@ -128,6 +130,45 @@ export async function verifyArchive(store: EventStore, actors: readonly AllowedS
 }
 
 /**
+ * Store-wide: root witnesses. A witness of the current root must verify (namespace
+ * `tik-witness`, a key in `actors`) over the regenerated root document; a witness of an earlier
+ * root cannot be checked (the document is not kept) and is noted.
+ */
+export async function verifyRootWitnesses(store: EventStore, actors: readonly AllowedSigner[] | StoreProblem): Promise<LevelReport> {
+  const problems: StoreProblem[] = [];
+  const notes: StoreProblem[] = [];
+  const names = await store.rootWitnessNames();
+  if (names.length === 0) return levelReport([]);
+  const current = await storeRoot(store);
+  const doc = Buffer.from(current.document, 'utf8');
+  for (const name of names) {
+    const [, root, , fpr] = SIDECAR_NAME.exec(name)!;
+    const where = `roots/${name}`;
+    if (root !== current.root) {
+      notes.push(problem('store/stale-root-witness', `${where} witnesses an earlier root (the store's root is now ${current.root})`, { where }));
+      continue;
+    }
+    const sig = await store.readRootWitness(name);
+    if (sig === undefined) continue;
+    let keyFpr: string;
+    try {
+      keyFpr = fpr16(Buffer.from(parseSshSignature(sig).publicKeyBlob).toString('base64'));
+    } catch (e) {
+      problems.push(problem('store/malformed-signature', `${where} is not an SSH signature: ${e instanceof Error ? e.message : String(e)}`, { where }));
+      continue;
+    }
+    if (keyFpr !== fpr) {
+      problems.push(problem('store/fingerprint-mismatch', `${where} is named for key ${fpr} but was made by key ${keyFpr}`, { where }));
+      continue;
+    }
+    if (!Array.isArray(actors)) continue;
+    const r = await checkSignature(sig, doc, WITNESS_NAMESPACE, undefined, actors);
+    if (!r.ok) problems.push(problem('store/bad-root-witness', `${where}: ${r.reason}`, { where }));
+  }
+  return levelReport(problems, notes);
+}
+
+/**
  * Verifies the whole store (or one ticket with `options.ticket`): each ticket through the
  * ladder, plus the store-wide checks. `ok` is true only if every ticket and the store pass.
  */
@@ -145,7 +186,9 @@ export async function verifyStore(store: EventStore, options: VerifyOptions = {}
   for (const t of tickets) {
     reports.push(await verifyTicket(store, t, { ...(options.now ? { now: options.now } : {}), context, actors }));
   }
-  const storeLevel = await verifyArchive(store, actors);
+  const archive = await verifyArchive(store, actors);
+  const witnesses = await verifyRootWitnesses(store, actors);
+  const storeLevel = levelReport([...archive.problems, ...witnesses.problems], [...archive.notes, ...witnesses.notes]);
   return Object.freeze({
     ok: storeLevel.ok && reports.every((r) => r.ok),
     tickets: Object.freeze(reports),

@@ -151,6 +151,18 @@ export function describeEventStoreContract(name: string, make: () => Promise<Con
         expect(await s.archivedProcessHashes()).toEqual([hash]);
       }));
 
+    it('root witnesses are stored, listed and read back; names are checked', () =>
+      withStore(make, async (s) => {
+        const name = `${idOf('root doc')}.witness.${FPR}`;
+        expect(await s.rootWitnessNames()).toEqual([]);
+        expect(await s.putRootWitness(name, Buffer.from('w'))).toBe(true);
+        expect(await s.putRootWitness(name, Buffer.from('w'))).toBe(false);
+        expect(await s.rootWitnessNames()).toEqual([name]);
+        expect(Buffer.from((await s.readRootWitness(name))!).toString()).toBe('w');
+        await expectCode(s.putRootWitness(`${idOf('x')}.sig.${FPR}`, Buffer.from('w')), 'store/bad-sidecar-name');
+        await expectCode(s.readRootWitness('../actors'), 'store/bad-sidecar-name');
+      }));
+
     it('named definitions are listed by stem, tests files excluded', () =>
       withStore(make, async (s) => {
         expect(await s.readNamedProcess('support-request')).toBeUndefined();

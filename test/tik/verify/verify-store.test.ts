@@ -8,7 +8,8 @@ import { fpr16, signSshSignature } from '../../../src/core/sshsig.js';
 import { Instant, kw } from '../../../src/tik/edn/index.js';
 import { openFileStore } from '../../../src/tik/store/file/open-file-store.js';
 import type { StoreProblem } from '../../../src/tik/store/problem.js';
-import { loadSigningKey, signEvent, signProcess, verifyStore, type VerifyReport } from '../../../src/tik/verify/index.js';
+import { storeRoot } from '../../../src/tik/store/store-root.js';
+import { loadSigningKey, signEvent, signProcess, verifyStore, witnessRoot, type VerifyReport } from '../../../src/tik/verify/index.js';
 import { T0, TICKET, buildStore, copyCorpus, eventPath, makeKey, mint, snapshot, type Built, type Key } from './store-fixture.js';
 
 let keyDir: string;
@@ -535,5 +536,49 @@ describe('law: bad input never crashes verify or a load, and never writes', () =
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('root witnesses', () => {
+  it('a witness of the current root verifies, and ssh-keygen agrees over the regenerated document', async () => {
+    const b = await signedStore();
+    const w = await witnessRoot(b.store, seb.key);
+    expect(w.name).toBe(`${w.root}.witness.${fpr16(seb.key.publicKey.base64)}`);
+    const r = await verifyStore(b.store);
+    expect(r.store).toEqual({ ok: true, problems: [], notes: [] });
+    const doc = join(keyDir, 'root.edn');
+    writeFileSync(doc, (await storeRoot(b.store)).document);
+    const res = spawnSync('ssh-keygen', ['-Y', 'verify', '-f', join(b.root, 'actors'), '-I', 'seb', '-n', 'tik-witness', '-s', join(b.root, 'roots', w.name)], {
+      input: readFileSync(doc),
+    });
+    expect(res.status).toBe(0);
+  });
+
+  it('after a new event the old witness is stale: noted, not failed', async () => {
+    const b = await signedStore();
+    const w = await witnessRoot(b.store, seb.key);
+    const more = mint(TICKET, 'fact/assert', 'seb', T0 + 180_000, [b.ids[2]!], [
+      ['fact/path', [kw('note')]],
+      ['fact/value', 'x'],
+    ]);
+    await b.store.append(TICKET, more.id, more.bytes);
+    const r = await verifyStore(b.store);
+    expect(r.store.ok).toBe(true);
+    expect(r.store.notes).toMatchObject([{ code: 'store/stale-root-witness', where: `roots/${w.name}` }]);
+  });
+
+  it('a witness by a key outside actors, or over other bytes, fails the store', async () => {
+    const b = await signedStore();
+    const { root } = await storeRoot(b.store);
+    const carol = makeKey(keyDir, `carol-${Date.now()}`);
+    await witnessRoot(b.store, carol.key);
+    const forged = signSshSignature(seb.key, Buffer.from('another document'), 'tik-witness');
+    writeFileSync(join(b.root, 'roots', `${root}.witness.${fpr16(seb.key.publicKey.base64)}`), forged);
+    const r = await verifyStore(b.store);
+    expect(r.ok).toBe(false);
+    expect(r.store.problems.map((p) => p.code).sort()).toEqual(['store/bad-root-witness', 'store/bad-root-witness']);
+    const messages = r.store.problems.map((p) => p.message).join('\n');
+    expect(messages).toContain('is not in the allowed signers');
+    expect(messages).toContain('signature does not match the bytes');
   });
 });

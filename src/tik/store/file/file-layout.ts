@@ -9,6 +9,7 @@
  * tickets/<uuid>/events/events.pack, events.pack.idx
  * tickets/<uuid>/blobs/sha256-<hex>                 artifact bytes, bare name
  * processes/<name>.edn, processes/by-hash/sha256-<hex>.edn [.sig.<fpr16>]
+ * roots/sha256-<root>.witness.<fpr16>
  * actors, roles.edn
  * ```
  */
@@ -20,6 +21,7 @@ export const PROCESSES_DIR = 'processes';
 export const BY_HASH_DIR = 'by-hash';
 export const SQLITE_FILE = 'tik.db';
 export const ACTORS_FILE = 'actors';
+export const ROOTS_DIR = 'roots';
 export const ROLES_FILE = 'roles.edn';
 export const PACK_FILE = 'events.pack';
 export const PACK_INDEX_FILE = 'events.pack.idx';
@@ -35,5 +37,6 @@ export const processesDir = (base: string): string => join(base, PROCESSES_DIR);
 export const namedProcessPath = (base: string, name: string): string => join(base, PROCESSES_DIR, `${name}.edn`);
 export const byHashDir = (base: string): string => join(base, PROCESSES_DIR, BY_HASH_DIR);
 export const byHashPath = (base: string, hash: string): string => join(byHashDir(base), `${hash}.edn`);
+export const rootsDir = (base: string): string => join(base, ROOTS_DIR);
 export const actorsPath = (base: string): string => join(base, ACTORS_FILE);
 export const rolesPath = (base: string): string => join(base, ROLES_FILE);

@@ -30,6 +30,7 @@ import {
   checkBytesMatch,
   checkContentId,
   checkProcessName,
+  checkRootWitnessName,
   checkSidecarName,
   checkTicket,
   sha256Id,
@@ -39,6 +40,7 @@ import {
   PACK_FILE,
   PACK_INDEX_FILE,
   actorsPath,
+  rootsDir,
   blobPath,
   byHashDir,
   byHashPath,
@@ -335,6 +337,27 @@ export class FileStore implements EventStore {
       .map((n) => n.slice(0, -'.edn'.length))
       .filter((n) => PROCESS_NAME.test(n))
       .sort();
+  }
+
+  // ── root witnesses ─────────────────────────────────────────────────────────────────────
+
+  async rootWitnessNames(): Promise<readonly string[]> {
+    return (await listDir(rootsDir(this.base))).filter((n) => SIDECAR_NAME.exec(n)?.[2] === 'witness').sort();
+  }
+
+  async readRootWitness(name: string): Promise<Uint8Array | undefined> {
+    checkRootWitnessName(name);
+    const b = await readIfExists(join(rootsDir(this.base), name));
+    return b === undefined ? undefined : new Uint8Array(b);
+  }
+
+  async putRootWitness(name: string, bytes: Uint8Array): Promise<boolean> {
+    checkRootWitnessName(name);
+    const path = join(rootsDir(this.base), name);
+    const old = await readIfExists(path);
+    if (old !== undefined && old.equals(bytes)) return false;
+    await this.write(path, bytes);
+    return true;
   }
 
   // ── trust and membership ─────────────────────────────────────────────────────────────────
