@@ -36,6 +36,7 @@ import type {
   SourceHealth,
 } from '../engine.js';
 import type { LandingNeed } from './connectors/connector.js';
+import { pushablePredicates } from '../pushdown-safety.js';
 import { DuckDbConnectors } from './duckdb-connectors.js';
 import { ident, qualified } from './duckdb-sql.js';
 import { landRows } from './landing.js';
@@ -390,7 +391,16 @@ export class DuckDbEngine implements Engine {
   private async land(conn: DuckDBConnection, entry: CatalogEntry, need: LandingNeed, options: ExecuteOptions): Promise<void> {
     const connector = this.connectors.for(entry);
     if (connector.kind !== 'land') return;
-    const fetched = await connector.fetch(entry, need, options.signal);
+    const safe: LandingNeed = { columns: need.columns, predicates: pushablePredicates(entry, need.predicates) };
+    let fetched;
+    try {
+      fetched = await connector.fetch(entry, safe, options.signal);
+    } catch (e) {
+      // Pushdown is an optimization: if the source rejects the narrowed statement (a literal its
+      // column type cannot take), fetch without predicates rather than fail the query.
+      if (!(e instanceof ShoalError && e.code === 'SOURCE_QUERY_FAILED' && safe.predicates.length > 0)) throw e;
+      fetched = await connector.fetch(entry, { columns: need.columns, predicates: [] }, options.signal);
+    }
     if (options.signal?.aborted) throw cancelled();
     const columns = await landRows(conn, landingTableName(entry), entry.source.id, fetched.columns, fetched.rows);
     options.onLanding?.({

@@ -13,6 +13,7 @@ import { DuckDbEngine } from '../../../../src/shoal/engine/duckdb/duckdb-engine.
 import { catalogEntryFor, type CatalogEntry } from '../../../../src/shoal/engine/catalog-entry.js';
 import type { Cell, LandingReport, RowBatch } from '../../../../src/shoal/engine/engine.js';
 import type { ShoalError } from '../../../../src/shoal/errors.js';
+import { checkPushdownLaw } from '../../../shoal/engine/duckdb/pushdown-law.js';
 
 const mariadb = service('mariadb');
 const DB = `shoal_engine_it_${process.pid}`;
@@ -51,6 +52,8 @@ describe.skipIf(mariadb.skip)('MariaDB landed into DuckDB', () => {
     await conn.query('INSERT INTO items VALUES ?', [values]);
     await conn.query(`INSERT INTO items (id, big, signed_big, price, name, doc) VALUES
       (0, 18446744073709551615, -9223372036854775808, -99999999.99, 'quote '' and "dq" and ünï', '{"nested":{"a":[1,null,true]}}')`);
+    // Names that differ only in case or trailing spaces: MariaDB's default collation equates them.
+    await conn.query(`INSERT INTO items (id, name, price) VALUES (10001, 'Bolt', 1), (10002, 'bolt', 2), (10003, 'BOLT', 3), (10004, 'nut ', 4), (10005, 'Nut', 5)`);
     dir = mkdtempSync(join(tmpdir(), 'shoal-maria-it-'));
     writeFileSync(join(dir, 'categories.csv'), 'category_id,category\n1,bolts\n2,nuts\n3,washers\n');
     entries = [
@@ -128,6 +131,39 @@ describe.skipIf(mariadb.skip)('MariaDB landed into DuckDB', () => {
     const [rows] = (await conn.query({ sql: `SELECT category_id, count(*) FROM ${DB}.items WHERE active = 1 GROUP BY 1 ORDER BY 1`, rowsAsArray: true })) as unknown as [[number, number][]];
     const names: Record<number, string> = { 1: 'bolts', 2: 'nuts', 3: 'washers' };
     expect(r.rows).toEqual(rows.map(([c, n]) => [names[c], Number(n)]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
+  });
+
+  it('the source collation would drop rows for <> and ranges on text: those predicates stay in the engine', async () => {
+    const [direct] = (await conn.query({ sql: `SELECT id FROM ${DB}.items WHERE name <> 'bolt' AND id > 10000 ORDER BY id`, rowsAsArray: true })) as unknown as [[number][]];
+    expect(direct.map((r) => r[0])).toEqual([10004, 10005]);
+    const reports: LandingReport[] = [];
+    const r = await collect(
+      engine.execute("SELECT id FROM shop.items WHERE name <> 'bolt' AND id > 10000 ORDER BY id", {
+        pushdown: [{ table: ITEMS, columns: ['id', 'name'], predicates: [{ column: 'name', op: '<>', value: 'bolt' }, { column: 'id', op: '>', value: 10000 }] }],
+        onLanding: (x) => reports.push(x),
+      }),
+    );
+    expect(r.rows).toEqual([[10001], [10003], [10004], [10005]]);
+    expect(reports[0]?.sourceSql).toBe(`SELECT \`id\`, \`name\` FROM \`${DB}\`.\`items\` WHERE \`id\` > ?`);
+  });
+
+  it('law: pushing predicates and a projection into MariaDB never changes an answer', async () => {
+    await checkPushdownLaw(
+      engine,
+      {
+        ref: ITEMS,
+        name: 'shop.items',
+        key: 'id',
+        columns: [
+          { name: 'id', values: [0, 5, 399, 2999.5, 10002] },
+          // Text is where the source's collation and the engine's differ: weigh it up.
+          ...Array.from({ length: 3 }, () => ({ name: 'name', values: ['bolt', 'BOLT', 'Bolt', 'nut', 'Nut ', 'item-5', 'ITEM-5', ''], patterns: ['b%', 'B%', 'item-1%', '%t'] })),
+          { name: 'price', values: [0.25, 1, 2.5, 750] },
+          { name: 'category_id', values: [1, 2, 3] },
+        ],
+      },
+      80,
+    );
   });
 
   it('a stopped MariaDB source is SOURCE_UNAVAILABLE; health reports it; the CSV still answers', async () => {

@@ -12,6 +12,7 @@ import { DuckDbEngine } from '../../../../src/shoal/engine/duckdb/duckdb-engine.
 import { catalogEntryFor, type CatalogEntry, type EngineSourceConfig } from '../../../../src/shoal/engine/catalog-entry.js';
 import type { Cell, LandingReport, RowBatch } from '../../../../src/shoal/engine/engine.js';
 import { ShoalError } from '../../../../src/shoal/errors.js';
+import { checkPushdownLaw } from '../../../shoal/engine/duckdb/pushdown-law.js';
 import { makeTikStore, TIK_START, type TikFixture } from '../../../shoal/engine/duckdb/tik-fixture.js';
 
 const postgres = service('postgres');
@@ -194,6 +195,24 @@ describe.skipIf(postgres.skip)('PostgreSQL landed into DuckDB', () => {
     const expected = (await db.query({ text: "SELECT count(*)::int FROM orders WHERE customer_id IN (1, 2) AND note IS NULL AND region LIKE 'l%'", rowMode: 'array' })).rows;
     expect(r.rows).toEqual(expected);
     expect(reports[0]?.rowsFetched).toBe(expected[0]?.[0]);
+  });
+
+  it('law: pushing predicates and a projection into PostgreSQL never changes an answer', async () => {
+    await checkPushdownLaw(
+      engine,
+      {
+        ref: ORDERS,
+        name: 'sales.orders',
+        key: 'id',
+        columns: [
+          { name: 'id', values: [0, 8, 400, 4999.5, 5000] },
+          { name: 'region', values: ['eu', 'EU', 'Eu', 'us', 'apac', 'b', 'Z', ''], patterns: ['e%', 'E%', '%a%', 'l_tam'] },
+          { name: 'note', values: ['n1', 'N1', 'n10', 'n9', 'a', 'Z'], patterns: ['n1%', 'N%'] },
+          { name: 'amount', values: [1.25, 10, 100.5, 6250] },
+        ],
+      },
+      15,
+    );
   });
 
   it('answers a cross-source join, PostgreSQL ⋈ CSV, correctly', async () => {

@@ -6,6 +6,7 @@ import type { CatalogEntry } from '../../../../src/shoal/engine/catalog-entry.js
 import type { LandingReport } from '../../../../src/shoal/engine/engine.js';
 import { ShoalError } from '../../../../src/shoal/errors.js';
 import { collect, entry, makeFiles, type FileFixture } from './engine-fixtures.js';
+import { checkPushdownLaw } from './pushdown-law.js';
 
 let files: FileFixture;
 let engine: DuckDbEngine;
@@ -77,6 +78,24 @@ describe('SQLite files landed through better-sqlite3', () => {
       ['SELECT "id" FROM "items" WHERE "id" > ?', 3],
       ['SELECT * FROM "items" WHERE "id" > ?', 3],
     ]);
+  });
+
+  it('law: pushing predicates and a projection into SQLite never changes an answer', async () => {
+    await checkPushdownLaw(
+      engine,
+      {
+        ref: ITEMS,
+        name: 'shop.items',
+        key: 'id',
+        columns: [
+          { name: 'id', values: [0, 1, 3, 100, 199.5, 200, -1] },
+          { name: 'name', values: ['item-5', 'Item-5', 'ITEM', 'b', 'B', 'bolt', '', 'item-19 '], patterns: ['item-1%', 'ITEM%', '%5', 'b_lt'] },
+          { name: 'price', values: [0.1, 1.25, 25, 49.75, 1000] },
+          { name: 'ratio', values: [0.001, 0.5, 10] },
+        ],
+      },
+      40,
+    );
   });
 
   it('lands a referenced table whole when the caller gives no pushdown for it', async () => {
