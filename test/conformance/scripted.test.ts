@@ -141,6 +141,32 @@ describe('tik test edge cases', () => {
   });
 });
 
+describe('tik test with no files', () => {
+  it("runs the store's processes/*.tests.edn", async () => {
+    const store = tempDir('tik-scripted-store-');
+    try {
+      await tik(store, ['init']);
+      copyFileSync(join(CONFORMANCE, 'processes/support-request.edn'), join(store, 'processes/support-request.edn'));
+      writeFileSync(join(store, 'processes/support-request.tests.edn'), PASSING);
+      const r = await tik(store, ['test']);
+      expect(r.code).toBe(0);
+      expect(lines(r.stdout)[0]).toBe('PASS processes/support-request.tests.edn: a fresh ticket is received');
+      expect(lines(r.stdout).at(-1)).toBe('7 passed, 0 failed');
+      const empty = tempDir('tik-scripted-empty-');
+      try {
+        await tik(empty, ['init']);
+        const none = await tik(empty, ['test']);
+        expect(none.code).toBe(2);
+        expect(none.stderr).toMatch(/no tests files given/);
+      } finally {
+        cleanup(empty);
+      }
+    } finally {
+      cleanup(store);
+    }
+  });
+});
+
 describe('the scripted format', () => {
   it('parses steps and expectations, and names the key path of a mistake', () => {
     const s = parseScript(PASSING, join(dir, 'pass.tests.edn'));

@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { TikError } from '../../errors.js';
+import { detectLayout } from '../../store/file/discover.js';
 import type { Command } from 'commander';
 import { isCodedError } from '../../../core/errors.js';
 import { runScript } from '../../testing/scripted.js';
@@ -13,9 +16,10 @@ export function registerTest(program: Command, ctx: CliContext): void {
   program
     .command('test')
     .description('run scripted tests (*.tests.edn) against their process definitions')
-    .argument('<files...>', 'tests files')
+    .argument('[files...]', 'tests files (default: every processes/*.tests.edn of the store)')
     .option('--json', 'print the results as JSON')
-    .action((files: string[], opts: { json?: boolean }) => {
+    .action((given: string[], opts: { json?: boolean }) => {
+      const files = given.length > 0 ? given : storeTests(ctx);
       let passed = 0;
       let failed = 0;
       const results: { file: string; cases: { name: string; passed: boolean; problems: readonly string[] }[] }[] = [];
@@ -49,4 +53,23 @@ export function registerTest(program: Command, ctx: CliContext): void {
       }
       if (failed > 0) ctx.fail(1);
     });
+}
+
+/** Every `processes/*.tests.edn` of the store (paths relative to the working directory). */
+function storeTests(ctx: CliContext): string[] {
+  const layout = detectLayout(ctx.root());
+  const dir = join(layout.kind === 'file' ? layout.base : layout.root, 'processes');
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((f) => f.endsWith('.tests.edn'));
+  } catch {
+    names = [];
+  }
+  if (names.length === 0) {
+    throw new TikError('cli/usage', `no tests files given and none in ${dir}`, {
+      where: 'files',
+      hint: 'give FILE.tests.edn paths, or put scripted tests at processes/<name>.tests.edn',
+    });
+  }
+  return names.sort().map((f) => relative(ctx.io.cwd, join(dir, f)));
 }
