@@ -274,7 +274,7 @@ class Reader {
    */
   isDuplicate(v: EdnValue, text: string, byText: Map<string, unknown>, listIds: Set<string>): boolean {
     if (byText.has(text)) return true;
-    if (!holdsList(v)) return listIds.has(text);
+    if (typeof v !== 'object' || v === null || v instanceof Keyword || !holdsList(v)) return listIds.size > 0 && listIds.has(text);
     const id = equalityText(v);
     if (byText.has(id) || listIds.has(id)) return true;
     listIds.add(id);
