@@ -143,8 +143,13 @@ describe('§1.8 #6 process hashes', () => {
   });
 
   test('every shipped process and example definition reads and re-reads to the same bytes', () => {
-    const files = [...walk(join(conformance, 'processes')), ...walk(join(conformance, 'examples')), join(conformance, 'roles.edn')];
-    expect(files.length).toBeGreaterThan(10);
+    const files = [
+      ...walk(join(conformance, 'processes')),
+      ...walk(join(conformance, 'examples')),
+      join(conformance, 'roles.edn'),
+      ...walk(join(conformance, 'corpus')).filter((f) => f.endsWith('expected.edn') || f.includes('/processes/')),
+    ];
+    expect(files.length).toBeGreaterThan(20);
     for (const p of files) {
       const text = emit(readEdnBytes(readFileSync(p), p));
       expect(emit(readEdn(text))).toBe(text);
