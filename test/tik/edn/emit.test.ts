@@ -94,6 +94,7 @@ describe('output shape', () => {
   });
 
   test('instants at the edges of the value model', () => {
+    expect(emit(new Instant(-0))).toBe('#inst "1970-01-01T00:00:00Z"');
     expect(emit(new Instant(Number.MAX_SAFE_INTEGER))).toMatch(/^#inst "\+\d{6}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"$/);
     const min = emit(new Instant(Number.MIN_SAFE_INTEGER));
     expect(min).toMatch(/^#inst "-\d{6}-/);
