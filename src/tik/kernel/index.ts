@@ -82,3 +82,4 @@ export { type StatusFact, type StatusResult, status } from './status.js';
 export { type LogEntry, logLens } from './log-lens.js';
 export { type DiffResult, diff } from './diff.js';
 export { type Finding, type LintResult, lint } from './lint.js';
+export { type Support, type CausalEntry, causal } from './causal.js';

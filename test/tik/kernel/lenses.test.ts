@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Instant, kw } from '../../../src/tik/edn/value.js';
-import { diff, inbox, logLens, resolveRoles, status, type ProcessDef } from '../../../src/tik/kernel/index.js';
+import { readEdn } from '../../../src/tik/edn/index.js';
+import { causal, diff, inbox, logLens, resolveRoles, status, type ProcessDef } from '../../../src/tik/kernel/index.js';
 import { HOUR, T0, Ticket, defFromText, loadDef, registerRoles } from './builders.js';
 
 const SUPPORT = loadDef('processes/support-request.edn');
@@ -221,5 +222,32 @@ describe('next (the inbox)', () => {
     const r = inbox([{ ticket: t.ticket, def, events: t.events }], new Instant(t.now), (d) => d.roles);
     expect(r.items.find((i) => i.actionText === '[:set [:ok]]')).toMatchObject({ who: ['b'], role: ':boss' });
     expect(r.items.find((i) => i.actionText === '[:set [:waiver]]')).toMatchObject({ who: 'anyone' });
+  });
+});
+
+describe('causal', () => {
+  it('cites the events behind each guard of each reached stage, and notes the rest', () => {
+    const t = new Ticket();
+    t.create();
+    const cat = t.assert('seb', 'category', kw('technical'));
+    const sev = t.assert('seb', 'severity', kw('high'));
+    const att = t.attach('seb', 'repro/crash.sh');
+    const ref = t.assert('seb', 'resolution.ref', 'abc123def456');
+    const ack = t.assert('customer', 'customer.ack', true);
+    t.retract('customer', 'customer.ack');
+    const c = causal(SUPPORT, t.events, new Instant(t.now), ROLES);
+    expect(c.map((e) => e.stage)).toEqual([':received', ':triaged', ':reproducible', ':resolved', ':closed']);
+    const by = (stage: string) => c.find((e) => e.stage === stage)?.support;
+    expect(by(':received')).toEqual([]);
+    expect(by(':triaged')).toEqual([
+      { via: readEdn('[:fact [:category]]'), events: [cat.id] },
+      { via: readEdn('[:fact [:severity]]'), events: [sev.id] },
+      { via: readEdn('[:signed-by :triager [:category]]'), events: [cat.id] },
+    ]);
+    expect(by(':reproducible')?.[1]).toEqual({ via: readEdn('[:artifact "repro/"]'), events: [att.id] });
+    expect(by(':resolved')?.[0]).toEqual({ via: readEdn('[:fact [:resolution :ref]]'), events: [ref.id] });
+    // The ack was retracted: the sticky stage is carried, with a note instead of evidence.
+    expect(by(':closed')).toEqual([{ via: readEdn('[:fact [:customer :ack]]'), note: 'held when the sticky stage was reached' }]);
+    expect(ack.id).toMatch(/^sha256-/);
   });
 });
