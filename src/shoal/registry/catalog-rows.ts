@@ -23,16 +23,18 @@ import { canonicalJson } from './canonical-json.js';
 type DefinitionRow = { readonly definition: string };
 
 export async function readCatalog(tx: SqlExecutor): Promise<CatalogModel> {
-  const domains = await tx.query<DefinitionRow>('SELECT definition FROM domains ORDER BY id');
-  const sources = await tx.query<DefinitionRow>('SELECT definition FROM sources ORDER BY id');
-  const tables = await tx.query<DefinitionRow & { id: string }>('SELECT id, definition FROM registered_tables ORDER BY id');
+  // byte order on both dialects (PostgreSQL would otherwise sort by the database's locale collation)
+  const c = tx.dialect === 'postgres' ? ' COLLATE "C"' : '';
+  const domains = await tx.query<DefinitionRow>(`SELECT definition FROM domains ORDER BY id${c}`);
+  const sources = await tx.query<DefinitionRow>(`SELECT definition FROM sources ORDER BY id${c}`);
+  const tables = await tx.query<DefinitionRow & { id: string }>(`SELECT id, definition FROM registered_tables ORDER BY id${c}`);
   const columns = await tx.query<DefinitionRow & { table_id: string }>(
-    'SELECT table_id, definition FROM table_columns ORDER BY table_id, ordinal',
+    `SELECT table_id, definition FROM table_columns ORDER BY table_id${c}, ordinal`,
   );
-  const roles = await tx.query<DefinitionRow>('SELECT definition FROM roles ORDER BY id');
-  const relationships = await tx.query<DefinitionRow>('SELECT definition FROM relationships ORDER BY id');
+  const roles = await tx.query<DefinitionRow>(`SELECT definition FROM roles ORDER BY id${c}`);
+  const relationships = await tx.query<DefinitionRow>(`SELECT definition FROM relationships ORDER BY id${c}`);
   const rls = await tx.query<{ target_kind: string; target_id: string; role_id: string; filter: string }>(
-    'SELECT target_kind, target_id, role_id, filter FROM rls_rules ORDER BY target_kind DESC, target_id, role_id',
+    `SELECT target_kind, target_id, role_id, filter FROM rls_rules ORDER BY target_kind DESC, target_id${c}, role_id${c}`,
   );
   const columnsByTable = new Map<string, ColumnConfig[]>();
   for (const c of columns) {

@@ -3,6 +3,10 @@
  * fast path of the epoch watcher, with NOTIFY sent inside the mutation's transaction.
  * Each test gets its own database (created here, dropped at the end of the file).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresClient } from '../../../../src/core/sql/postgres-client.js';
@@ -10,6 +14,7 @@ import { openSqlClient } from '../../../../src/core/sql/open-sql-client.js';
 import { openRegistry } from '../../../../src/shoal/registry/open-registry.js';
 import { watchEpoch } from '../../../../src/shoal/registry/watch-epoch.js';
 import { service } from '../../../support/service.js';
+import { catalogArbitrary } from '../../../shoal/registry/catalog-arbitrary.js';
 import { ManualTimer } from '../../../shoal/registry/manual-timer.js';
 import { fleetCatalog, registryContract } from '../../../shoal/registry/registry-contract.js';
 
@@ -118,5 +123,36 @@ describe.skipIf(postgres.skip)('PostgreSQL registry', () => {
         message: expect.not.stringContaining('sekrit-pw'),
       });
     });
+  });
+});
+
+describe.skipIf(postgres.skip)('one contract, two dialects', () => {
+  it('law: the same mutations give the same snapshot and epoch on SQLite and on PostgreSQL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shoal-parity-'));
+    let n = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(catalogArbitrary(), { minLength: 1, maxLength: 3 }), fc.boolean(), async (catalogs, prune) => {
+          const lite = await openRegistry(`sqlite:///${join(dir, `p${++n}.db`)}`);
+          const pgr = await openRegistry(await freshDatabase());
+          try {
+            for (const c of catalogs) {
+              const [a, b] = await Promise.all([lite.importConfig(c, { prune }), pgr.importConfig(c, { prune })]);
+              expect(b).toEqual(a);
+            }
+            const [sa, sb] = await Promise.all([lite.snapshot(), pgr.snapshot()]);
+            expect(sb).toEqual(sa);
+            // and in the same order, entry by entry
+            expect(JSON.stringify(sb.catalog)).toBe(JSON.stringify(sa.catalog));
+          } finally {
+            await lite.close();
+            await pgr.close();
+          }
+        }),
+        { numRuns: 6 },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
