@@ -6,3 +6,4 @@ export { planQuery, type GovernedPlan, type PlanRequest } from './plan.js';
 export type { Route, RouteOptions } from './route.js';
 export type { OutputColumn } from './output-columns.js';
 export type { SessionVars } from './session-vars.js';
+export { checkDeterminism, type DeterminismIssue, type DeterminismReport } from './determinism.js';
