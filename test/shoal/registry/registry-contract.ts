@@ -262,6 +262,24 @@ export function registryContract(label: string, harness: RegistryHarness): void 
       expect((await a.snapshot()).catalog.domains.map((d) => d.id)).toEqual(['four', 'one', 'three', 'two']);
     });
 
+    it('a snapshot is one consistent read: its epoch always matches its catalog, even during mutations', async () => {
+      const h = await fresh();
+      const a = await h.open();
+      const b = await h.open();
+      const writes = (async () => {
+        for (let i = 0; i < 12; i++) await a.registerDomain({ id: `d${String(i).padStart(2, '0')}` });
+      })();
+      const snapshots = [];
+      let done = false;
+      void writes.then(() => (done = true));
+      while (!done) snapshots.push(await b.snapshot());
+      await writes;
+      snapshots.push(await b.snapshot());
+      // every mutation added one domain and bumped the epoch once
+      for (const s of snapshots) expect(s.catalog.domains.length).toBe(s.epoch);
+      expect(snapshots.at(-1)!.epoch).toBe(12);
+    });
+
     it('law: importing a catalog into an empty registry reads it back; importing it again is a no-op', async () => {
       await fc.assert(
         fc.asyncProperty(catalogArbitrary(), async (catalog) => {
