@@ -112,8 +112,10 @@ class SqliteClient implements SqlClient {
       try {
         return op();
       } catch (e) {
-        const code = (e as { code?: string }).code;
-        if ((code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') || Date.now() > deadline) throw e;
+        const code = (e as { code?: string }).code ?? '';
+        // BUSY_SNAPSHOT needs the whole transaction restarted, so retrying the statement can't help
+        const transient = /^SQLITE_(BUSY|LOCKED)/.test(code) && code !== 'SQLITE_BUSY_SNAPSHOT';
+        if (!transient || Date.now() > deadline) throw e;
       }
       await new Promise((r) => setTimeout(r, delay));
     }
