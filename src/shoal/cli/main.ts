@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { isCodedError } from '../../core/errors.js';
 import { packageVersion } from '../../core/version.js';
 import { registerConfigCheck } from './commands/config-check.js';
+import { registerDemo } from './commands/demo.js';
 import { registerQuery } from './commands/query.js';
 import { registerServe } from './commands/serve.js';
 
@@ -18,6 +19,7 @@ export function buildShoalProgram(): Command {
       // commander's own usage errors exit 2; --help and --version exit 0.
       process.exit(err.exitCode === 0 ? 0 : 2);
     });
+  registerDemo(program);
   registerServe(program);
   registerQuery(program);
   registerConfigCheck(program);
