@@ -77,6 +77,8 @@ const INSTANT_PATTERN =
  * what is wrong with the text.
  */
 export function parseInstant(text: string): number | string {
+  const fast = parseCommon(text);
+  if (fast !== undefined) return fast;
   const m = INSTANT_PATTERN.exec(text);
   if (!m) return `"${text}" is not an ISO-8601 instant like 2026-07-08T12:00:00Z (seconds required; Z or an offset like +01:00)`;
   const [, sign, yearDigits, mo, d, h, mi, s, fraction, offSign, offH, offM, offS] = m as unknown as [
@@ -123,4 +125,41 @@ export function parseInstant(text: string): number | string {
   const ms = days * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + (second - offsetSeconds) * 1000 + milli;
   if (!Number.isSafeInteger(ms)) return `instant "${text}" is outside the supported range (±285,000 years)`;
   return ms;
+}
+
+/** Two ASCII digits at `i` as a number, or NaN. */
+function two(t: string, i: number): number {
+  const a = t.charCodeAt(i) - 48;
+  const b = t.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : NaN;
+}
+
+/**
+ * The form every canonical file holds, `YYYY-MM-DDTHH:MM:SSZ` or `…SS.mmmZ`, without a regex.
+ * Returns `undefined` for anything else (including invalid field values), leaving the general
+ * parser to accept or explain it.
+ */
+function parseCommon(t: string): number | undefined {
+  const n = t.length;
+  if ((n !== 20 && n !== 24) || t.charCodeAt(n - 1) !== 90) return undefined; // Z
+  if (t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(10) !== 84 || t.charCodeAt(13) !== 58 || t.charCodeAt(16) !== 58) {
+    return undefined;
+  }
+  const year = two(t, 0) * 100 + two(t, 2);
+  const month = two(t, 5);
+  const day = two(t, 8);
+  const hour = two(t, 11);
+  const minute = two(t, 14);
+  const second = two(t, 17);
+  let milli = 0;
+  if (n === 24) {
+    if (t.charCodeAt(19) !== 46) return undefined;
+    const c = t.charCodeAt(22) - 48;
+    milli = two(t, 20) * 10 + (c >= 0 && c <= 9 ? c : NaN);
+  }
+  // NaN fails every comparison, so malformed digits fall through to the general parser.
+  if (!(month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59 && milli >= 0 && year >= 0)) return undefined;
+  const dim = month === 2 && isLeap(year) ? 29 : (DAYS_IN_MONTH[month - 1] as number);
+  if (day > dim) return undefined;
+  return daysFromCivil(year, month, day) * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + milli;
 }

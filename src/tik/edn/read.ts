@@ -10,6 +10,9 @@
  * duplicate map keys or set members (by Clojure `=`), nesting deeper than 512, and a second
  * top-level form.
  *
+ * `#inst` is `Instant.parse` truncated to milliseconds (see `instant-text.ts`); `#uuid` takes
+ * strict 8-4-4-4-12 hex in any case and keeps it in lower case.
+ *
  * Symbols and keywords follow Clojure's EDN reader (so `:1` or `a/b/c` are read as Clojure reads
  * them), because the canonical bytes of upstream's events use Clojure's printed text. Whitespace
  * is Java's `Character.isWhitespace` plus the comma.

@@ -40,6 +40,25 @@ describe('Java Instant text at millisecond precision', () => {
     );
   });
 
+  test('law: on the canonical shape, parsing agrees with Date.parse (valid dates) and refuses what it refuses', () => {
+    const d = (n: number, max = 10 ** n - 1) => fc.integer({ min: 0, max }).map((x) => String(x).padStart(n, '0'));
+    // seconds stop at 59: Java's leap-second reading (23:59:60 → :59) is tested on its own
+    const text = fc
+      .tuple(d(4), d(2, 14), fc.oneof(d(2, 32), d(2)), d(2, 25), d(2, 61), d(2, 59), fc.option(d(3), { nil: undefined }))
+      .map(([y, mo, dd, h, mi, s, ms]) => `${y}-${mo}-${dd}T${h}:${mi}:${s}${ms === undefined ? '' : '.' + ms}Z`);
+    fc.assert(
+      fc.property(text, (t) => {
+        const ours = parseInstant(t);
+        const js = Date.parse(t);
+        // Date.parse also takes 24:00:00 as the next day, as Java does.
+        if (typeof ours === 'number') expect(ours).toBe(js);
+        // V8 rolls a day past the month's end over (Feb 30 → Mar 2); Java refuses it, and so do we.
+        else expect(Number.isNaN(js) || new Date(js).toISOString().slice(0, 10) !== t.slice(0, 10)).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   test('leap years: 2000 and 2024 have February 29, 1900 and 2100 do not', () => {
     expect(typeof parseInstant('2000-02-29T00:00:00Z')).toBe('number');
     expect(typeof parseInstant('2024-02-29T00:00:00Z')).toBe('number');
