@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +45,40 @@ describe('opening a SQLite registry', () => {
     await raw.run('UPDATE registry_meta SET schema_version = 99');
     await raw.close();
     await expect(openRegistry(url)).rejects.toMatchObject({ code: 'REGISTRY_VERSION', message: expect.stringContaining('99') });
+  });
+
+  it('another process holding the write lock makes a mutation wait, not fail; both writes land in order', async () => {
+    const path = join(root, 'cross-process', 'registry.db');
+    const a = await openRegistry(`sqlite:///${path}`);
+    // a second process takes the write lock and holds it until told to commit
+    const child = spawn(process.execPath, ['-e', `
+      const Database = require('better-sqlite3');
+      const db = new Database(${JSON.stringify(path)});
+      db.exec('BEGIN IMMEDIATE');
+      db.prepare("INSERT INTO domains (id, definition) VALUES ('child', '{\\"id\\":\\"child\\"}')").run();
+      db.exec('UPDATE config_epoch SET epoch = epoch + 1 WHERE id = 1');
+      process.stdout.write('locked\\n');
+      process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0); });
+    `], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.once('data', () => resolve());
+        child.once('exit', (code) => reject(new Error(`child exited ${code}`)));
+      });
+      const mutation = a.registerDomain({ id: 'parent' });
+      let settled = false;
+      void mutation.finally(() => (settled = true));
+      await new Promise((r) => setImmediate(r));
+      expect(settled).toBe(false); // waiting on the other process's lock
+      const exited = new Promise((r) => child.once('exit', r));
+      child.stdin.write('commit\n');
+      await exited;
+      expect(await mutation).toEqual({ epoch: 2, changed: true, changes: ['upsert domain parent'] });
+      expect((await a.snapshot()).catalog.domains.map((d) => d.id)).toEqual(['child', 'parent']);
+    } finally {
+      child.kill('SIGKILL');
+      await a.close();
+    }
   });
 
   it('an unsupported URL is a REGISTRY_URL error naming control_plane.tenant_url', async () => {
