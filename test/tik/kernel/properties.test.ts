@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { emit } from '../../../src/tik/edn/index.js';
 import { Instant } from '../../../src/tik/edn/value.js';
 import {
+  ancestorsOf,
+  currentStages,
   effectiveReached,
   evaluateGuards,
   explain,
@@ -145,6 +147,24 @@ describe('explain laws (§7.1)', () => {
         for (const b of mine.blocks) for (const m of b.missing) expect(m.permanent).toBeUndefined();
       }),
       { numRuns: 40 },
+    );
+  });
+});
+
+describe('current stages (§6.3)', () => {
+  it('current stages are the reached tips: every reached stage is current or an ancestor of a current one', () => {
+    fc.assert(
+      fc.property(historyArb(), nowArb, (ops, nowMs) => {
+        const reached = effectiveReached(SUPPORT, build(ops), new Instant(nowMs), ROLES);
+        const current = currentStages(SUPPORT, reached);
+        const anc = ancestorsOf(SUPPORT);
+        for (const c of current) {
+          expect(reached.has(c)).toBe(true);
+          for (const r of reached) expect(anc.get(r)?.has(c)).toBeFalsy();
+        }
+        for (const r of reached) expect(current.has(r) || [...current].some((c) => anc.get(c)?.has(r))).toBe(true);
+      }),
+      { numRuns: 60 },
     );
   });
 });
