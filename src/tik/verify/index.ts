@@ -1,6 +1,6 @@
 /**
- * tik's trust ladder: `verifyStore` (L0 integrity, L1 authorship, L2 pin and derivation, plus
- * store-wide archive checks) and signing (`signEvent`, `signProcess`, `loadSigningKey`).
+ * tik's trust ladder: `verifyStore` (L0 integrity, L1 authorship, L2 pin and derivation, L3 head
+ * witnesses, plus store-wide archive and root-witness checks) and signing (`signEvent`, `signProcess`, `loadSigningKey`).
  */
 export { type Level, type LevelReport, type TicketReport, type VerifyReport } from './verify-report.js';
 export {
@@ -13,4 +13,4 @@ export {
   WITNESS_NAMESPACE,
 } from './verify-store.js';
 export { EVENT_NAMESPACE } from './level-l1.js';
-export { type SignResult, signEvent, signProcess, witnessRoot, loadSigningKey } from './sign-event.js';
+export { type SignResult, signEvent, signProcess, witnessEvent, witnessRoot, loadSigningKey } from './sign-event.js';

@@ -81,6 +81,28 @@ export async function signEvent(
   return Object.freeze({ name, written });
 }
 
+/**
+ * Witnesses event `id` of `ticket` (`tik witness`, normally a head): an SSHSIG in namespace
+ * `tik-witness` over its bytes, stored as `<id>.witness.<fpr16>`. Anyone in `actors` may witness.
+ */
+export async function witnessEvent(store: EventStore, ticket: string, id: string, key: SshPrivateKey): Promise<SignResult> {
+  checkTicket(ticket);
+  checkContentId(id);
+  const bytes = await store.eventBytes(ticket, id);
+  if (bytes === undefined) {
+    throw new TikError('event/not-found', `ticket ${ticket} has no event ${id}`, { where: ticket, hint: "list the ticket's events with `tik log`" });
+  }
+  if (sha256Id(bytes) !== id) {
+    throw new TikError('event/hash-mismatch', `the stored bytes of ${id} do not hash to its name; refusing to witness them`, {
+      where: `tickets/${ticket}/events/${id}.edn`,
+      hint: 'run `tik verify` and restore the event from a replica',
+    });
+  }
+  const name = `${id}.witness.${fpr16(key.publicKey.base64)}`;
+  const written = await store.putSidecar(ticket, name, Buffer.from(signSshSignature(key, bytes, WITNESS_NAMESPACE), 'utf8'));
+  return Object.freeze({ name, written });
+}
+
 /** Signs an archived definition (`tik process sign`): `processes/by-hash/<hash>.sig.<fpr16>`. */
 export async function signProcess(store: EventStore, hash: string, key: SshPrivateKey): Promise<SignResult> {
   checkContentId(hash, 'process hash');

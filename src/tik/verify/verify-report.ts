@@ -7,7 +7,7 @@
  */
 import type { StoreProblem } from '../store/problem.js';
 
-export type Level = 'L0' | 'L1' | 'L2';
+export type Level = 'L0' | 'L1' | 'L2' | 'L3';
 
 export interface LevelReport {
   readonly ok: boolean;
@@ -18,7 +18,8 @@ export interface LevelReport {
 export interface TicketReport {
   readonly ticket: string;
   readonly ok: boolean;
-  readonly levels: { readonly L0: LevelReport; readonly L1: LevelReport; readonly L2: LevelReport };
+  /** L0 integrity, L1 authorship, L2 the pin and derivation, L3 head witnesses. */
+  readonly levels: { readonly L0: LevelReport; readonly L1: LevelReport; readonly L2: LevelReport; readonly L3: LevelReport };
   readonly events: number;
   /** Events with at least one authorship signature that verifies as their own actor. */
   readonly signed: number;

@@ -1,5 +1,5 @@
 /**
- * `tik verify`: the ladder L0 → L1 → L2 per ticket, and the store-wide checks (tik-model.md
+ * `tik verify`: the ladder L0 → L1 → L2 (→ L3 head witnesses) per ticket, and the store-wide checks (tik-model.md
  * §8.4). Reads only; never writes, never throws for bad data (only for a malformed ticket
  * argument or an I/O failure). `now` is injected: the kernel reads no clock.
  */
@@ -16,6 +16,7 @@ import { SIDECAR_NAME, checkTicket, sha256Id } from '../store/store-names.js';
 import { checkL0 } from './level-l0.js';
 import { checkL1 } from './level-l1.js';
 import { checkL2 } from './level-l2.js';
+import { checkL3 } from './level-l3.js';
 import { levelReport, type LevelReport, type TicketReport, type VerifyReport } from './verify-report.js';
 
 export const PROCESS_NAMESPACE = 'tik-process';
@@ -65,7 +66,12 @@ export async function verifyTicket(
     return Object.freeze({
       ticket,
       ok: false,
-      levels: Object.freeze({ L0: levelReport([p]), L1: none, L2: levelReport([problem('L2/no-events', `ticket ${ticket} has no readable events to derive`)]) }),
+      levels: Object.freeze({
+        L0: levelReport([p]),
+        L1: none,
+        L2: levelReport([problem('L2/no-events', `ticket ${ticket} has no readable events to derive`)]),
+        L3: none,
+      }),
       events: 0,
       signed: 0,
     });
@@ -73,10 +79,11 @@ export async function verifyTicket(
   const l0 = checkL0(ticket, stored, options.now);
   const l1 = await checkL1(store, ticket, stored, l0.events, actors);
   const l2 = await checkL2(context, ticket, l0.events, options.now);
+  const l3 = await checkL3(store, ticket, stored, l0.events, actors, WITNESS_NAMESPACE);
   return Object.freeze({
     ticket,
-    ok: l0.report.ok && l1.report.ok && l2.ok,
-    levels: Object.freeze({ L0: l0.report, L1: l1.report, L2: l2 }),
+    ok: l0.report.ok && l1.report.ok && l2.ok && l3.ok,
+    levels: Object.freeze({ L0: l0.report, L1: l1.report, L2: l2, L3: l3 }),
     events: stored.length,
     signed: l1.signed,
   });

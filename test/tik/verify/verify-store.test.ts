@@ -9,7 +9,7 @@ import { Instant, kw } from '../../../src/tik/edn/index.js';
 import { openFileStore } from '../../../src/tik/store/file/open-file-store.js';
 import type { StoreProblem } from '../../../src/tik/store/problem.js';
 import { storeRoot } from '../../../src/tik/store/store-root.js';
-import { loadSigningKey, signEvent, signProcess, verifyStore, witnessRoot, type VerifyReport } from '../../../src/tik/verify/index.js';
+import { loadSigningKey, signEvent, signProcess, verifyStore, witnessEvent, witnessRoot, type VerifyReport } from '../../../src/tik/verify/index.js';
 import { T0, TICKET, buildStore, copyCorpus, eventPath, makeKey, mint, snapshot, type Built, type Key } from './store-fixture.js';
 
 let keyDir: string;
@@ -55,7 +55,7 @@ describe('verify: a clean store passes', () => {
     expect(r.store).toEqual({ ok: true, problems: [], notes: [] });
     const t = ticketOf(r);
     expect(t).toMatchObject({ ok: true, events: 3, signed: 3 });
-    for (const level of ['L0', 'L1', 'L2'] as const) expect(t.levels[level]).toEqual({ ok: true, problems: [], notes: [] });
+    for (const level of ['L0', 'L1', 'L2', 'L3'] as const) expect(t.levels[level]).toEqual({ ok: true, problems: [], notes: [] });
   });
 
   it('unsigned events are "authenticity unclaimed": a note, not a failure', async () => {
@@ -580,5 +580,49 @@ describe('root witnesses', () => {
     const messages = r.store.problems.map((p) => p.message).join('\n');
     expect(messages).toContain('is not in the allowed signers');
     expect(messages).toContain('signature does not match the bytes');
+  });
+});
+
+describe('L3 head witnesses', () => {
+  it('a head witnessed by anyone in actors passes, and ssh-keygen agrees', async () => {
+    const b = await signedStore();
+    const w = await witnessEvent(b.store, TICKET, b.ids[2]!, bob.key);
+    expect(w.name).toBe(`${b.ids[2]}.witness.${fpr16(bob.key.publicKey.base64)}`);
+    const t = ticketOf(await verifyStore(b.store));
+    expect(t.levels.L3).toEqual({ ok: true, problems: [], notes: [] });
+    const res = spawnSync(
+      'ssh-keygen',
+      ['-Y', 'verify', '-f', join(b.root, 'actors'), '-I', 'bob', '-n', 'tik-witness', '-s', join(b.root, 'tickets', TICKET, 'events', w.name)],
+      { input: readFileSync(eventPath(b.root, TICKET, b.ids[2]!)) },
+    );
+    expect(res.status).toBe(0);
+  });
+
+  it('a witness by a key outside actors, or over other bytes, fails L3', async () => {
+    const b = await signedStore();
+    const carol = makeKey(keyDir, `carol-w-${Date.now()}`);
+    await witnessEvent(b.store, TICKET, b.ids[2]!, carol.key);
+    const forged = signSshSignature(seb.key, readFileSync(eventPath(b.root, TICKET, b.ids[0]!)), 'tik-witness');
+    writeFileSync(join(b.root, 'tickets', TICKET, 'events', `${b.ids[1]}.witness.${fpr16(seb.key.publicKey.base64)}`), forged);
+    const t = ticketOf(await verifyStore(b.store));
+    expect(t.ok).toBe(false);
+    expect(t.levels.L3.problems.map((p) => [p.code, p.event]).sort()).toEqual([
+      ['L3/bad-signature', b.ids[1]],
+      ['L3/unknown-key', b.ids[2]],
+    ]);
+    expect(t.levels.L1.ok).toBe(true);
+  });
+
+  it('a witnessed log that grew has unwitnessed heads: a note', async () => {
+    const b = await signedStore();
+    await witnessEvent(b.store, TICKET, b.ids[2]!, seb.key);
+    const more = mint(TICKET, 'fact/assert', 'seb', T0 + 200_000, [b.ids[2]!], [
+      ['fact/path', [kw('note')]],
+      ['fact/value', 'y'],
+    ]);
+    await b.store.append(TICKET, more.id, more.bytes);
+    const t = ticketOf(await verifyStore(b.store));
+    expect(t.levels.L3.ok).toBe(true);
+    expect(t.levels.L3.notes).toMatchObject([{ code: 'L3/unwitnessed-heads', message: `1 head(s) not witnessed: ${more.id}` }]);
   });
 });
