@@ -9,7 +9,7 @@ import type { SqlLiteral } from '../engine/engine.js';
 import { resolveSecret } from '../config/secret.js';
 import { sourceFailure } from './source-errors.js';
 import type { FetchResult, SourceConnection, SourceDriver } from './source-driver.js';
-import { ShoalError } from '../errors.js';
+import { abortable } from './abortable.js';
 
 const UNSIGNED_FLAG = 32;
 const BINARY_CHARSET = 63;
@@ -47,19 +47,13 @@ export class MysqlSource implements SourceDriver {
   }
 
   async query(sql: string, params: readonly SqlLiteral[], signal?: AbortSignal): Promise<FetchResult> {
-    signal?.throwIfAborted();
     let rows: unknown[][];
     let fields: FieldPacket[];
     try {
-      [rows, fields] = (await this.pool.query({ sql, values: params.map((p) => (typeof p === 'bigint' ? p.toString() : p)), rowsAsArray: true })) as unknown as [
-        unknown[][],
-        FieldPacket[],
-      ];
+      const values = params.map((p) => (typeof p === 'bigint' ? p.toString() : p));
+      [rows, fields] = (await abortable(this.pool.query({ sql, values, rowsAsArray: true }), signal, this.sourceId)) as unknown as [unknown[][], FieldPacket[]];
     } catch (e) {
       throw sourceFailure(this.sourceId, e, 'fetching rows');
-    }
-    if (signal?.aborted) {
-      throw new ShoalError('QUERY_CANCELLED', 'the query was cancelled while fetching from the source', { where: `sources.${this.sourceId}` });
     }
     return {
       columns: fields.map((f) => ({

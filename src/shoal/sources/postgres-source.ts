@@ -9,7 +9,7 @@ import type { SqlLiteral } from '../engine/engine.js';
 import { resolveSecret } from '../config/secret.js';
 import { sourceFailure } from './source-errors.js';
 import type { FetchResult, SourceConnection, SourceDriver } from './source-driver.js';
-import { ShoalError } from '../errors.js';
+import { abortable } from './abortable.js';
 
 const BOOL = 16;
 const INT2 = 21;
@@ -58,15 +58,11 @@ export class PostgresSource implements SourceDriver {
   }
 
   async query(sql: string, params: readonly SqlLiteral[], signal?: AbortSignal): Promise<FetchResult> {
-    signal?.throwIfAborted();
     let result: pg.QueryArrayResult;
     try {
-      result = await this.pool.query({ text: sql, values: params.map(param), rowMode: 'array', types: typeParsers });
+      result = await abortable(this.pool.query({ text: sql, values: params.map(param), rowMode: 'array', types: typeParsers }), signal, this.sourceId);
     } catch (e) {
       throw sourceFailure(this.sourceId, e, 'fetching rows');
-    }
-    if (signal?.aborted) {
-      throw new ShoalError('QUERY_CANCELLED', 'the query was cancelled while fetching from the source', { where: `sources.${this.sourceId}` });
     }
     return {
       columns: result.fields.map((f) => ({ driver: 'postgresql' as const, name: f.name, oid: f.dataTypeID, typmod: f.dataTypeModifier })),

@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { access, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance, JsonDuckDBValueConverter, StatementType } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTimestampTZValue, JsonDuckDBValueConverter, StatementType } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBResult, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { isCodedError } from '../../../core/errors.js';
 import { ShoalError } from '../../errors.js';
@@ -164,6 +164,9 @@ export class DuckDbEngine implements Engine {
     config['temp_directory'] = options.tempDirectory ?? (ownSpill as string);
     const instance = options.instance ?? (await DuckDBInstance.create(':memory:', config));
     const admin = await instance.connect();
+    // Every instance of a fleet computes and renders time the same way, whatever the host's zone.
+    await admin.run("SET GLOBAL TimeZone = 'UTC'");
+    DuckDBTimestampTZValue.timezoneOffsetInMinutes = 0;
     const env = options.env ?? process.env;
     const engine = new DuckDbEngine(instance, admin, new SourcePool(env), env, options.installExtensions ?? true, options.clock ?? (() => Date.now()));
     engine.spillDirectory = ownSpill;

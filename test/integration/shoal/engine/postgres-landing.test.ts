@@ -273,6 +273,24 @@ describe.skipIf(postgres.skip)('PostgreSQL landed into DuckDB', () => {
     expect(await engine.health('sales-pg')).toEqual({ sourceId: 'sales-pg', ok: true });
   });
 
+  it('a query cancelled while a slow source is fetching ends with QUERY_CANCELLED, and the source stays usable', async () => {
+    await db.query('CREATE OR REPLACE VIEW slow_orders AS SELECT o.id FROM orders o, pg_sleep(3)');
+    const slow = catalogEntryFor(
+      { source_id: 'sales-pg', domain_id: 'sales', schema: 'public', table: 'slow_orders' },
+      { id: 'sales-pg', type: 'postgresql', host: entries[0]?.source.host, port: entries[0]?.source.port, database: DB, username: entries[0]?.source.username, password: '${env:SHOAL_IT_PG_PASSWORD}' },
+    );
+    await engine.reconcile([...entries, slow]);
+    try {
+      const ac = new AbortController();
+      const running = codeOf(collect(engine.execute('SELECT count(*) FROM sales.slow_orders', { signal: ac.signal })));
+      setTimeout(() => ac.abort(), 200);
+      expect((await running).code).toBe('QUERY_CANCELLED');
+      expect((await collect(engine.execute('SELECT count(*)::INTEGER FROM sales.orders WHERE id <= 3'))).rows).toEqual([[4]]);
+    } finally {
+      await engine.reconcile(entries);
+    }
+  });
+
   it('a table missing at the source is SOURCE_QUERY_FAILED, not unavailable', async () => {
     const ghost = catalogEntryFor(
       { source_id: 'sales-pg', domain_id: 'sales', schema: 'public', table: 'ghost' },

@@ -108,6 +108,16 @@ describe('DuckDB engine over files read in place', () => {
     }
   });
 
+  it('computes and renders time in UTC, whatever the host zone', async () => {
+    const engine = await DuckDbEngine.create();
+    try {
+      const r = await collect(engine.execute("SELECT current_setting('TimeZone'), TIMESTAMPTZ '2024-01-01 12:00:00+02', date_trunc('day', TIMESTAMPTZ '2024-01-01 01:00:00+02')"));
+      expect(r.rows).toEqual([['UTC', '2024-01-01 10:00:00+00', '2023-12-31 00:00:00+00']]);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('binds positional parameters', async () => {
     const engine = await DuckDbEngine.create();
     try {
