@@ -181,6 +181,36 @@ describe('SQLite files landed through better-sqlite3', () => {
     expect((await engine.health('shop-db')).ok).toBe(true);
   });
 
+  it('quotes awkward identifiers and lands empty tables with their columns', async () => {
+    const db = new Database(files.sqlite);
+    db.exec(`CREATE TABLE "odd table" ("weird ""col""" INTEGER, "select" TEXT, untyped)`);
+    db.exec(`CREATE TABLE empty_one (id INTEGER, amount DECIMAL(9,3))`);
+    db.prepare(`INSERT INTO "odd table" VALUES (?, ?, ?)`).run(1, "it's", null);
+    db.close();
+    const src = { id: 'shop-db', type: 'sqlite', path: files.sqlite };
+    const extra = [
+      entry(src, { domain_id: 'odd', schema: 'main', table: 'odd table', alias: 'odd_table' }),
+      entry(src, { domain_id: 'odd', schema: 'main', table: 'empty_one' }),
+    ];
+    await engine.reconcile([...entries, ...extra]);
+    try {
+      const reports: LandingReport[] = [];
+      const r = await collect(
+        engine.execute('SELECT "weird ""col""", "select", untyped FROM odd.odd_table WHERE "select" = $1', {
+          params: ["it's"],
+          pushdown: [{ table: { sourceId: 'shop-db', schema: 'main', table: 'odd table' }, columns: ['weird "col"', 'select', 'untyped'], predicates: [{ column: 'select', op: '=', value: "it's" }] }],
+          onLanding: (x) => reports.push(x),
+        }),
+      );
+      expect(r.rows).toEqual([['1', "it's", null]]);
+      expect(reports[0]?.sourceSql).toBe('SELECT "weird ""col""", "select", "untyped" FROM "odd table" WHERE "select" = ?');
+      const empty = await collect(engine.execute('SELECT * FROM odd.empty_one'));
+      expect(empty).toEqual({ columns: [{ name: 'id', type: 'BIGINT' }, { name: 'amount', type: 'DECIMAL(9,3)' }], rows: [], batches: 1 });
+    } finally {
+      await engine.reconcile(entries);
+    }
+  });
+
   it('a pushdown naming a table outside the catalog is refused', async () => {
     let err: unknown;
     try {
