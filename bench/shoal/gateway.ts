@@ -1,0 +1,173 @@
+/**
+ * shoal's gateway overhead, measured side by side in one run (ratios, never timed assertions):
+ * - an aggregate over N rows of a Parquet file: the instance (parse → govern → generate → engine)
+ *   against the same SQL on a raw in-memory DuckDB;
+ * - point lookups on the same table, instance against raw DuckDB;
+ * - point lookups and an aggregate on the direct route against a raw `pg` client (when PostgreSQL
+ *   binaries are installed: a throwaway server is started for the run);
+ * - cold start: an instance rebuilding its catalog from a registry holding 100 tables, against a
+ *   raw DuckDB creating the same 100 views.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import pg from 'pg';
+import { loadConfig } from '../../src/shoal/config/load-config.js';
+import { ShoalInstance } from '../../src/shoal/instance/instance.js';
+import { isMissing, startPostgres } from '../../test/support/services.js';
+import { median, type BenchResult } from '../tik/measure.js';
+
+async function drain(instance: ShoalInstance, sql: string, role = 'admin', vars: Record<string, string> = {}): Promise<number> {
+  const r = await instance.query({ sql, role, vars }, new AbortController().signal);
+  let n = 0;
+  for await (const b of r.batches) n += b.length;
+  return n;
+}
+
+async function rawDuck(conn: Awaited<ReturnType<DuckDBInstance['connect']>>, sql: string): Promise<number> {
+  const reader = await conn.runAndReadAll(sql);
+  return reader.currentRowCount;
+}
+
+const COLUMNS = `columns:
+      - {name: id, data_type: bigint, visible_to: [admin, analyst]}
+      - {name: region, data_type: varchar, visible_to: [admin, analyst]}
+      - {name: amount, data_type: double, visible_to: [admin, analyst]}
+      - {name: email, data_type: varchar, visible_to: [admin, analyst], unmasked_to: [admin], mask_type: regex, mask_pattern: "^(.{2}).*(@.*)$", mask_replace: "$1***$2"}`;
+
+const ROLES = `roles:
+  - {id: admin, capabilities: [admin, query_development, full_results], domain_access: ["*"]}
+  - {id: analyst, capabilities: [query_development, full_results], domain_access: [bench]}
+rls_rules:
+  - {table_id: facts, role_id: analyst, filter: "region = current_setting('provisa.user_region')"}`;
+
+export async function benchGateway(rows: number, runs: number): Promise<BenchResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'shoal-bench-'));
+  const results: BenchResult[] = [];
+  try {
+    const parquet = join(dir, 'facts.parquet');
+    const raw = await DuckDBInstance.create(':memory:', { threads: '2' });
+    const rc = await raw.connect();
+    await rc.run(`COPY (SELECT i AS id, ['eu','us','apac'][1 + i % 3] AS region, (i % 1000) / 10.0 AS amount,
+                  'user' || i || '@example.com' AS email FROM range(${rows}) t(i)) TO '${parquet}' (FORMAT parquet)`);
+    await rc.run(`CREATE VIEW facts AS SELECT * FROM read_parquet('${parquet}')`);
+    writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db"}
+domains: [{id: bench}]
+sources: [{id: files, type: parquet, path: facts.parquet}]
+tables:
+  - source_id: files
+    domain_id: bench
+    table: facts
+    ${COLUMNS}
+${ROLES}
+`);
+    const { config } = loadConfig({ path: join(dir, 'shoal.yaml') });
+    const instance = await ShoalInstance.start({ config, baseDir: dir });
+    try {
+      const agg = 'SELECT region, count(*) AS n, sum(amount) AS total FROM facts GROUP BY region ORDER BY region';
+      const floorAgg = await median(runs, () => rawDuck(rc, agg));
+      const gwAgg = await median(runs, () => drain(instance, agg.replace('FROM facts', 'FROM bench.facts')));
+      results.push({ name: `shoal: aggregate over ${rows} rows`, floorMs: floorAgg, ms: gwAgg, note: 'instance vs raw DuckDB on the same Parquet file' });
+      const gwAggGov = await median(runs, () => drain(instance, agg.replace('FROM facts', 'FROM bench.facts'), 'analyst', { 'provisa.user_region': 'eu' }));
+      results.push({ name: `shoal: aggregate, RLS role`, floorMs: floorAgg, ms: gwAggGov, note: 'same, as a role with a row filter' });
+
+      const lookups = 50;
+      const ids = Array.from({ length: lookups }, (_, i) => (i * 7919) % rows);
+      const floorPoint = await median(runs, async () => {
+        for (const id of ids) await rawDuck(rc, `SELECT * FROM facts WHERE id = ${id}`);
+      });
+      const gwPoint = await median(runs, async () => {
+        for (const id of ids) await drain(instance, `SELECT * FROM bench.facts WHERE id = ${id}`);
+      });
+      results.push({ name: `shoal: ${lookups} point lookups`, floorMs: floorPoint, ms: gwPoint, note: 'instance vs raw DuckDB' });
+    } finally {
+      await instance.close();
+      rc.closeSync();
+    }
+
+    results.push(...(await benchDirect(dir, Math.min(rows, 100_000), runs)));
+    results.push(await benchColdStart(dir, 100, runs));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return results;
+}
+
+async function benchDirect(dir: string, rows: number, runs: number): Promise<BenchResult[]> {
+  const server = await startPostgres();
+  if (isMissing(server)) {
+    process.stderr.write(`bench: skipping the direct-route benchmark: ${server.missing}\n`);
+    return [];
+  }
+  const client = new pg.Client({ connectionString: server.url });
+  try {
+    await client.connect();
+    await client.query(`CREATE TABLE facts AS SELECT i::bigint AS id, (ARRAY['eu','us','apac'])[1 + i % 3] AS region,
+      ((i % 1000) / 10.0)::float8 AS amount, 'user' || i || '@example.com' AS email FROM generate_series(0, ${rows - 1}) i`);
+    await client.query('ALTER TABLE facts ADD PRIMARY KEY (id)');
+    const u = new URL(server.url);
+    writeFileSync(join(dir, 'direct.yaml'), `control_plane: {tenant_url: "sqlite:///direct-registry.db"}
+domains: [{id: bench}]
+sources: [{id: pg, type: postgresql, host: ${u.hostname}, port: ${u.port}, database: postgres, username: ${u.username}}]
+tables:
+  - source_id: pg
+    domain_id: bench
+    schema: public
+    table: facts
+    ${COLUMNS}
+${ROLES}
+`);
+    const { config } = loadConfig({ path: join(dir, 'direct.yaml') });
+    const instance = await ShoalInstance.start({ config, baseDir: dir });
+    try {
+      const ids = Array.from({ length: 50 }, (_, i) => (i * 7919) % rows);
+      const floor = await median(runs, async () => {
+        for (const id of ids) await client.query('SELECT id, region, amount, email FROM facts WHERE id = $1', [id]);
+      });
+      const gw = await median(runs, async () => {
+        for (const id of ids) await drain(instance, `SELECT id, region, amount, email FROM bench.facts WHERE id = ${id}`);
+      });
+      const agg = 'SELECT region, count(*) AS n FROM facts GROUP BY region';
+      const floorAgg = await median(runs, () => client.query(agg));
+      const gwAgg = await median(runs, () => drain(instance, agg.replace('FROM facts', 'FROM bench.facts')));
+      return [
+        { name: 'shoal direct: 50 point lookups', floorMs: floor, ms: gw, note: 'direct route vs raw pg client' },
+        { name: `shoal direct: aggregate over ${rows} rows`, floorMs: floorAgg, ms: gwAgg, note: 'direct route vs raw pg client' },
+      ];
+    } finally {
+      await instance.close();
+    }
+  } finally {
+    await client.end().catch(() => undefined);
+    await server.stop();
+  }
+}
+
+async function benchColdStart(dir: string, tables: number, runs: number): Promise<BenchResult> {
+  const csv = join(dir, 'small.csv');
+  writeFileSync(csv, 'id,name\n1,a\n2,b\n');
+  const lines = Array.from({ length: tables }, (_, i) => `  - {source_id: files, domain_id: bench, table: t${i}, columns: [{name: id, data_type: integer, visible_to: [admin]}, {name: name, data_type: varchar, visible_to: [admin]}]}`);
+  writeFileSync(join(dir, 'cold.yaml'), `control_plane: {tenant_url: "sqlite:///cold-registry.db"}
+domains: [{id: bench}]
+sources: [{id: files, type: csv, path: small.csv}]
+tables:
+${lines.join('\n')}
+roles: [{id: admin, capabilities: [admin, query_development, full_results], domain_access: ["*"]}]
+`);
+  const { config } = loadConfig({ path: join(dir, 'cold.yaml') });
+  // Populate the registry once; each measured start only reads it back and rebuilds the catalog.
+  await (await ShoalInstance.start({ config, baseDir: dir })).close();
+  const floor = await median(runs, async () => {
+    const db = await DuckDBInstance.create(':memory:');
+    const c = await db.connect();
+    for (let i = 0; i < tables; i++) await c.run(`CREATE VIEW t${i} AS SELECT * FROM read_csv_auto('${csv}')`);
+    c.closeSync();
+  });
+  const ms = await median(runs, async () => {
+    const inst = await ShoalInstance.start({ config, baseDir: dir, importConfig: false });
+    await drain(inst, 'SELECT count(*) FROM bench.t99');
+    await inst.close();
+  });
+  return { name: `shoal: cold start, ${tables} tables`, floorMs: floor, ms, note: 'registry read + catalog rebuild + first query vs raw DuckDB creating the views' };
+}

@@ -1,0 +1,8 @@
+/** shoal's benchmarks alone: `node dist/bench/shoal/run.js [--quick]`. */
+import { ratio } from '../tik/measure.js';
+import { benchGateway } from './gateway.js';
+
+const quick = process.argv.includes('--quick');
+for (const r of await benchGateway(quick ? 100_000 : 1_000_000, quick ? 3 : 7)) {
+  process.stdout.write(`${r.name.padEnd(40)} ${r.ms.toFixed(1).padStart(9)} ms  floor ${r.floorMs.toFixed(1).padStart(9)} ms  ${ratio(r).padStart(6)}×  ${r.note}\n`);
+}
