@@ -20,7 +20,7 @@ export const ALLOWED_NODES: ReadonlySet<string> = new Set((
 export const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set((
   'coalesce nullif greatest least abs round floor ceil ceiling power sqrt exp ln log mod sign trunc div ' +
   'lower upper length char_length character_length octet_length substr substring trim btrim ltrim rtrim replace regexp_replace strpos position concat concat_ws split_part left right lpad rpad initcap md5 reverse repeat ' +
-  'date_trunc date_part extract to_char age make_date current_setting ' +
+  'date_trunc date_part extract to_char age make_date current_setting now current_timestamp current_date localtimestamp ' +
   'count sum avg min max string_agg array_agg bool_and bool_or every stddev stddev_samp stddev_pop variance var_samp var_pop percentile_cont percentile_disc mode ' +
   'row_number rank dense_rank ntile lag lead first_value last_value nth_value percent_rank cume_dist ' +
   'array array_length cardinality unnest generate_series grouping cube rollup'

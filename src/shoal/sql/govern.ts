@@ -2,6 +2,7 @@ import { ShoalError } from '../errors.js';
 import { type Data, type Node, allNodes, columnRef, dataOf, identName, identifier, numberLiteral, positionOf, replaceInPlace, typeOf } from './ast-node.js';
 import type { CatalogColumn, CatalogTable, GovernanceCatalog } from './catalog.js';
 import { type ScopedTable, checkColumns } from './column-check.js';
+import { type Clock, substituteCurrentTime } from './current-time.js';
 import { maskExpression } from './mask.js';
 import { type OutputColumn, collectCtes, pgColumnName, queryOutputs } from './output-columns.js';
 import { rowFilterExpression } from './row-filter.js';
@@ -33,12 +34,15 @@ const paren = (n: Node): Node => ({ paren: { this: n, trailing_comments: [] } })
  * ever sees a raw value; hidden columns do not exist in the user's scope at all.
  * Mutates `stmt` (parse it fresh per call).
  */
-export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: string, vars: SessionVars, sql?: string): GovernedStatement {
+export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: string, vars: SessionVars, sql?: string, clock: Clock = () => new Date()): GovernedStatement {
   const role = catalog.role(roleId);
   if (!role) throw new ShoalError('SQL_UNKNOWN_ROLE', `role "${roleId}" is not defined`, { hint: 'pass a role defined in the config (X-Provisa-Role or "role")' });
 
   normaliseLimitAll(stmt);
   substituteSessionVars(stmt, vars, 'query', sql);
+  let instant: Date | undefined;
+  const once: Clock = () => (instant ??= clock()); // one instant for the query and every row filter
+  substituteCurrentTime(stmt, once);
 
   // 1. resolve every base-table reference (CTE references bind first, by PostgreSQL scoping)
   const refs = enumerateTables(stmt).filter((r) => !r.cte);
@@ -91,7 +95,7 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
       placeholders.set(ph, table);
     }
     if (!filterCache.has(table.tableKey)) {
-      filterCache.set(table.tableKey, catalog.rowFilters(roleId, table.tableKey).map((f) => rowFilterExpression(f, table.tableKey, vars)));
+      filterCache.set(table.tableKey, catalog.rowFilters(roleId, table.tableKey).map((f) => rowFilterExpression(f, table.tableKey, vars, once)));
     }
     const visible = new Set(catalog.visibleColumns(roleId, table.tableKey).map((c) => c.toLowerCase()));
     const cols = table.columns.filter((c) => visible.has(c.name.toLowerCase()));

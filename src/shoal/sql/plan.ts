@@ -1,4 +1,5 @@
 import type { GovernanceCatalog } from './catalog.js';
+import type { Clock } from './current-time.js';
 import { generateFor } from './generate.js';
 import { governStatement } from './govern.js';
 import type { OutputColumn } from './output-columns.js';
@@ -34,10 +35,15 @@ export interface GovernedPlan {
  * code (SQL_SYNTAX, SQL_NOT_SELECT, SQL_UNKNOWN_TABLE, SQL_UNKNOWN_COLUMN, SQL_COLUMN_NOT_VISIBLE,
  * SQL_UNKNOWN_ROLE, SQL_MISSING_VAR, …), a position where one exists, and a hint.
  */
-export function planQuery(req: PlanRequest, catalog: GovernanceCatalog, options: RouteOptions = {}): GovernedPlan {
+export interface PlanOptions extends RouteOptions {
+  /** The clock `now()` / `current_date` are read from, once per query, in UTC (default: system time). */
+  readonly clock?: Clock;
+}
+
+export function planQuery(req: PlanRequest, catalog: GovernanceCatalog, options: PlanOptions = {}): GovernedPlan {
   const stmt = parseQuery(req.sql);
   validateStatement(stmt, req.sql);
-  const gov = governStatement(stmt, catalog, req.role, req.vars ?? {}, req.sql);
+  const gov = governStatement(stmt, catalog, req.role, req.vars ?? {}, req.sql, options.clock);
   const decision = decideRoute(gov, options);
   const sql = generateFor(gov, decision.target);
   return {

@@ -1,5 +1,6 @@
 import { ShoalError } from '../errors.js';
 import { type Node, allNodes, dataOf, typeOf } from './ast-node.js';
+import { type Clock, substituteCurrentTime } from './current-time.js';
 import { parseText } from './polyglot.js';
 import { type SessionVars, substituteSessionVars } from './session-vars.js';
 import { validateStatement } from './validate.js';
@@ -10,7 +11,7 @@ import { validateStatement } from './validate.js';
  * held to the same allowlists as a user query, may not read other tables, and has its
  * `current_setting('provisa.<var>')` calls replaced by literals.
  */
-export function rowFilterExpression(filter: string, tableKey: string, vars: SessionVars): Node {
+export function rowFilterExpression(filter: string, tableKey: string, vars: SessionVars, clock: Clock): Node {
   const where = `row filter of ${tableKey}`;
   const bad = (why: string) => new ShoalError('SQL_BAD_POLICY', `${where}: ${why}`, { where, hint: 'fix the rls_rules filter in the config' });
   if (!filter.trim()) throw bad('it is empty');
@@ -28,5 +29,6 @@ export function rowFilterExpression(filter: string, tableKey: string, vars: Sess
     if (typeOf(n) === 'table' || typeOf(n) === 'select') throw bad('a row filter may not read tables');
   }
   substituteSessionVars(d.where_clause.this, vars, where);
+  substituteCurrentTime(d.where_clause.this, clock);
   return d.where_clause.this;
 }

@@ -218,3 +218,18 @@ describe('routes', () => {
     expect(route("SELECT id FROM sales.customers WHERE name = 'x'", salesCatalog({ id: 'm', type: 'mariadb', binaryStrings: true })).route.kind).toBe('direct');
   });
 });
+
+describe('current time', () => {
+  const clock = () => new Date('2026-03-04T05:06:07.089Z');
+  it('now() and current_date are one instant from the injected clock, in UTC, on every reference', () => {
+    const spec = salesSpec();
+    const cat = createCatalog({ ...spec, rls: [...spec.rls, { tableKey: 'sales.payments', roleId: 'analyst', filter: 'paid_at <= current_date' }] });
+    let calls = 0;
+    const p = planQuery({ sql: 'SELECT now() AS t, current_date AS d, current_timestamp AS u FROM sales.payments', role: 'analyst', vars: EU }, cat, { clock: () => (calls++, clock()) });
+    expect(calls).toBe(1);
+    expect(p.sql).toContain("CAST('2026-03-04 05:06:07.089' AS TIMESTAMP) AS t");
+    expect(p.sql).toContain("CAST('2026-03-04' AS DATE) AS d");
+    expect(p.sql).toContain("paid_at <= CAST('2026-03-04' AS DATE)");
+    expect(p.columns.map((c) => c.type)).toEqual(['timestamp', 'date', 'timestamp']);
+  });
+});

@@ -1,0 +1,35 @@
+import { type Node, allNodes, dataOf, replaceInPlace, stringLiteral, typeOf } from './ast-node.js';
+import { parseText } from './polyglot.js';
+
+/** The instant a query is planned at; injectable so tests and replays are deterministic. */
+export type Clock = () => Date;
+
+const TIMESTAMP_FUNCTIONS = new Set(['now', 'current_timestamp', 'localtimestamp', 'transaction_timestamp', 'statement_timestamp']);
+
+/** Names of the time functions the gateway evaluates itself (see `substituteCurrentTime`). */
+export const CURRENT_TIME_FUNCTIONS: ReadonlySet<string> = new Set([...TIMESTAMP_FUNCTIONS, 'current_date']);
+
+function castLiteral(value: string, type: 'DATE' | 'TIMESTAMP'): Node {
+  const r = parseText(`SELECT CAST(NULL AS ${type})`, 'postgres');
+  if (!r.ok) throw new Error('cast template failed to parse');
+  const cast = dataOf(r.statements[0]!).expressions[0];
+  dataOf(cast).this = stringLiteral(value);
+  return cast;
+}
+
+/**
+ * `now()`, `current_timestamp`, `current_date` and friends become literals of one instant read
+ * once per query from the clock, in UTC: every table reference and every route sees the same
+ * time, and the answer does not depend on a source's time zone or clock.
+ */
+export function substituteCurrentTime(root: Node, clock: Clock): void {
+  let instant: Date | undefined;
+  const at = () => (instant ??= clock());
+  for (const [n] of [...allNodes(root)]) {
+    if (typeOf(n) !== 'function') continue;
+    const name = String(dataOf(n).name).toLowerCase();
+    if (!CURRENT_TIME_FUNCTIONS.has(name)) continue;
+    const iso = at().toISOString();
+    replaceInPlace(n, name === 'current_date' ? castLiteral(iso.slice(0, 10), 'DATE') : castLiteral(`${iso.slice(0, 10)} ${iso.slice(11, 23)}`, 'TIMESTAMP'));
+  }
+}
