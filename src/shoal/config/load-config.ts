@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
+import { parseSqlUrl } from '../../core/sql/sql-url.js';
 import { ShoalError } from '../errors.js';
 import { checkCatalog, resolveTableReferences } from './catalog-checks.js';
 import { child, formatIssue, item, pathOf, type ConfigIssue } from './config-issue.js';
@@ -119,6 +120,20 @@ export function checkConfigText(text: string, env: Env = process.env): ConfigChe
       });
     }
   });
+  for (const key of ['tenant_url', 'platform_url'] as const) {
+    const url = raw.control_plane?.[key];
+    if (url === undefined) continue;
+    try {
+      parseSqlUrl(url);
+    } catch (e) {
+      errors.push({
+        code: 'CONFIG_URL',
+        path: child('control_plane', key),
+        message: (e as Error).message,
+        hint: 'use sqlite:///relative.db, sqlite:////absolute/path.db or postgresql://user@host/db',
+      });
+    }
+  }
   const catalog = normaliseCatalog(raw);
   const resolved = resolveTableReferences(catalog);
   const checked = checkCatalog(resolved.catalog);

@@ -362,6 +362,13 @@ describe('env interpolation in the config', () => {
     ]);
   });
 
+  it('a control-plane URL shoal cannot open is an error at load, with its line (and no password)', () => {
+    const text = `control_plane:\n  tenant_url: mysql://u:pw@h/db\n  platform_url: sqlite:////var/lib/p.db\n${BASE}`;
+    const e = only(checkConfig({ text }, {}).errors, 'CONFIG_URL');
+    expect(e).toMatchObject({ path: 'control_plane.tenant_url', line: 2 });
+    expect(e.message).not.toContain(':pw@');
+  });
+
   it('a malformed reference is an error naming the key', () => {
     const text = BASE.replace('host: localhost', 'host: ${env:}');
     const e = only(checkConfig({ text }, {}).errors, 'CONFIG_ENV_MALFORMED');
