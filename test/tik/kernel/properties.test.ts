@@ -168,3 +168,24 @@ describe('current stages (§6.3)', () => {
     );
   });
 });
+
+describe('replica convergence (T2)', () => {
+  it('two replicas holding overlapping subsets derive the same once they union, in either order', () => {
+    fc.assert(
+      fc.property(historyArb(), nowArb, fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 30 }), (ops, now, split) => {
+        const events = build(ops);
+        // 0: only on A, 1: only on B, 2: on both.
+        const side = (i: number): number => split[i] ?? 2;
+        const a = events.filter((_, i) => side(i) !== 1);
+        const b = events.filter((_, i) => side(i) !== 0);
+        const ab = [...a, ...b];
+        const ba = [...b, ...a];
+        expect(observe(reduce(ab))).toBe(observe(reduce(events)));
+        expect(observe(reduce(ba))).toBe(observe(reduce(events)));
+        expect(reachedText(ab, now)).toBe(reachedText(events, now));
+        expect(reachedText(ba, now)).toBe(reachedText(events, now));
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
