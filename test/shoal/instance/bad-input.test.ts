@@ -1,0 +1,132 @@
+/**
+ * Bad input end to end, through the HTTP API of a real instance (registry, DuckDB, SQL pipeline):
+ * each a precise error with a stable code and the right status, never a crash or a partial answer.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkConfigText, loadConfig } from '../../../src/shoal/config/load-config.js';
+import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
+import { buildApp } from '../../../src/shoal/server/app.js';
+import { freePort } from '../../support/services.js';
+
+describe('bad input through a real instance', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shoal-bad-'));
+  let instance: ShoalInstance;
+  let app: FastifyInstance;
+
+  beforeAll(async () => {
+    const db = new Database(join(dir, 'shop.db'));
+    db.exec("CREATE TABLE orders (id INTEGER PRIMARY KEY, region TEXT, secret TEXT); INSERT INTO orders VALUES (1, 'eu', 's1'), (2, 'us', 's2');");
+    db.close();
+    writeFileSync(join(dir, 'seg.csv'), 'id,segment\n1,gold\n');
+    // A PostgreSQL source on a port nobody listens on: a source that is down.
+    const deadPort = await freePort();
+    writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db"}
+domains: [{id: sales}]
+sources:
+  - {id: shop, type: sqlite, path: shop.db}
+  - {id: seg, type: csv, path: seg.csv}
+  - {id: down-pg, type: postgresql, host: 127.0.0.1, port: ${deadPort}, database: nope, username: nobody}
+tables:
+  - source_id: shop
+    domain_id: sales
+    table: orders
+    columns:
+      - {name: id, data_type: integer, visible_to: [admin, analyst]}
+      - {name: region, data_type: varchar, visible_to: [admin, analyst]}
+      - {name: secret, data_type: varchar, visible_to: [admin]}
+  - {source_id: seg, domain_id: sales, table: segments, columns: [{name: id, data_type: integer, visible_to: [admin, analyst]}, {name: segment, data_type: varchar, visible_to: [admin, analyst]}]}
+  - {source_id: down-pg, domain_id: sales, schema: public, table: remote, columns: [{name: id, data_type: integer, visible_to: [admin]}]}
+roles:
+  - {id: admin, capabilities: [admin, query_development, full_results], domain_access: ["*"]}
+  - {id: analyst, capabilities: [query_development], domain_access: [sales]}
+`);
+    const { config } = loadConfig({ path: join(dir, 'shoal.yaml') });
+    instance = await ShoalInstance.start({ config, baseDir: dir });
+    app = await buildApp({ service: instance });
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await instance?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const post = async (sql: string, role: string | null = 'analyst') => {
+    const r = await app.inject({ method: 'POST', url: '/data/sql', payload: role ? { sql, role } : { sql } });
+    return { status: r.statusCode, body: r.json() as { rows?: unknown[][]; error?: { code: string; message: string; position?: { line: number; column: number } } } };
+  };
+
+  it('a syntax error is a 400 with the position', async () => {
+    const r = await post('SELECT id,\n  FROM sales.orders WHERE');
+    expect(r.status).toBe(400);
+    expect(r.body.error?.code).toBe('SQL_SYNTAX');
+    expect(r.body.error?.position?.line).toBeGreaterThanOrEqual(1);
+  });
+
+  it('an unknown table names it', async () => {
+    const r = await post('SELECT * FROM sales.nope');
+    expect(r.status).toBe(404);
+    expect(r.body.error?.code).toBe('SQL_UNKNOWN_TABLE');
+    expect(r.body.error?.message).toContain('nope');
+  });
+
+  it('an unknown column names it', async () => {
+    const r = await post('SELECT colour FROM sales.orders');
+    expect(r.body.error?.code).toBe('SQL_UNKNOWN_COLUMN');
+    expect(r.status).toBe(400);
+    expect(r.body.error?.message).toContain('colour');
+  });
+
+  it('a hidden column is refused, and * does not reveal it', async () => {
+    const r = await post('SELECT secret FROM sales.orders');
+    expect(r.status).toBe(403);
+    expect(r.body.error?.code).toBe('SQL_COLUMN_NOT_VISIBLE');
+    const star = await post('SELECT * FROM sales.orders ORDER BY id');
+    expect(star.status).toBe(200);
+    expect(JSON.stringify(star.body)).not.toContain('s1');
+  });
+
+  it.each(['DELETE FROM sales.orders', 'DROP TABLE sales.orders', "INSERT INTO sales.orders VALUES (3, 'x', 'y')", 'SELECT 1; SELECT 2'])(
+    'a non-SELECT statement is refused: %s',
+    async (sql) => {
+      const r = await post(sql, 'admin');
+      expect(r.status).toBe(400);
+      expect(r.body.error?.code).toMatch(/^SQL_/);
+    },
+  );
+
+  it('an unknown role and a missing role are refused', async () => {
+    const r = await post('SELECT id FROM sales.orders', 'intruder');
+    expect(r.status).toBe(403);
+    expect(r.body.error?.code).toBe('ROLE_UNKNOWN');
+    const none = await post('SELECT id FROM sales.orders', null);
+    expect(none.status).toBe(400);
+    expect(none.body.error?.code).toBe('ROLE_REQUIRED');
+  });
+
+  it('a source that is down is a 503 naming it, and other sources keep working', async () => {
+    const r = await post('SELECT id FROM sales.remote', 'admin');
+    expect(r.status).toBe(503);
+    expect(r.body.error?.code).toBe('SOURCE_UNAVAILABLE');
+    expect(r.body.error?.message).toContain('down-pg');
+    const ok = await post('SELECT o.id, s.segment FROM sales.orders o JOIN sales.segments s ON s.id = o.id', 'admin');
+    expect(ok.status).toBe(200);
+    expect(ok.body.rows).toEqual([[1, 'gold']]);
+    const health = await app.inject('/health');
+    expect(health.statusCode).toBe(503);
+    expect(health.json()).toMatchObject({ status: 'degraded', dependencies: { registry: 'ok', 'source:down-pg': 'unavailable', 'source:shop': 'ok' } });
+  });
+
+  it('a config with a typo is a precise error with key path and line', () => {
+    const r = checkConfigText('sources:\n  - {id: a, type: csv, path: a.csv}\ntables:\n  - source_id: a\n    domain_id: d\n    tabel: t\n');
+    expect(r.ok).toBe(false);
+    const typo = r.errors.find((e) => e.path.includes('tabel'));
+    expect(typo?.line).toBe(6);
+    expect(typo?.hint ?? typo?.message).toMatch(/table/);
+  });
+});
