@@ -2,7 +2,10 @@ import { isCodedError } from '../../core/errors.js';
 import { readEdn } from '../edn/index.js';
 import type { Instant } from '../edn/value.js';
 import { derive, parseProcess, resolveRoles, type ProcessDef, type Roles, type TikEvent } from '../kernel/index.js';
-import type { EventStore } from '../store/store.js';
+import type { EventStore, StoredEvent } from '../store/store.js';
+
+/** How many tickets' event reads a listing keeps in flight. */
+const READ_AHEAD = 16;
 import type { CliContext } from './context.js';
 import { pinOf } from './pin.js';
 import { parseStoredEvents, readRegister } from './store-access.js';
@@ -27,9 +30,26 @@ export async function loadAllTickets(ctx: CliContext, store: EventStore, now: In
   const defs = new Map<string, ProcessDef | undefined>();
   const rolesByDef = new Map<ProcessDef, Roles>();
   const out: LoadedTicket[] = [];
-  for (const ticket of await store.ticketIds()) {
+  const ids = await store.ticketIds();
+  // Read ahead: a listing is bound by file-system round trips, so keep several tickets' reads in
+  // flight while the current one is parsed and derived (in order, one at a time).
+  const fetched: Promise<{ ok: true; stored: readonly StoredEvent[] } | { ok: false; error: unknown }>[] = [];
+  const fetch = (i: number) => {
+    if (i < ids.length && fetched[i] === undefined) {
+      fetched[i] = store.events(ids[i]!).then(
+        (stored) => ({ ok: true as const, stored }),
+        (error: unknown) => ({ ok: false as const, error }),
+      );
+    }
+  };
+  for (let i = 0; i < ids.length; i++) {
+    for (let j = i; j < i + READ_AHEAD; j++) fetch(j);
+    const ticket = ids[i]!;
+    const read = await fetched[i]!;
+    delete fetched[i];
     try {
-      const events = parseStoredEvents(ticket, await store.events(ticket), store.location);
+      if (!read.ok) throw read.error;
+      const events = parseStoredEvents(ticket, read.stored, store.location);
       const { hash, name } = pinOf(events);
       const cacheKey = hash ?? `name:${name ?? ''}`;
       let def = defs.get(cacheKey);
