@@ -192,6 +192,28 @@ describe('time and the clamp (§6.2, §6.4)', () => {
     expect(reachedAt(t, T0 + 49 * HOUR, def, def.roles)).toEqual([':late', ':open']);
   });
 
+  it('each step derives at min(e.at, now): a sticky time stage cannot fire before its blocker lands', () => {
+    const def = defFromText(`{:process/id :x :process/version 1 :process/stages [
+      {:stage/id :open} {:stage/id :aged :after [:open] :stage/sticky? true
+                          :guards [[:elapsed-since :ticket/create "PT24H"] [:not [:fact [:severity]]]]}]}`);
+    const t = new Ticket('x');
+    t.create();
+    t.assert('seb', 'severity', kw('high'), { at: T0 + 2 * HOUR });
+    // Deriving the create at now (+100h) would carry :aged forever; at its own instant it is 0h old.
+    expect(reachedAt(t, T0 + 100 * HOUR, def, def.roles)).toEqual([':open']);
+    // Sticky reaches are only captured at event steps: with nothing between 24h and 30h, never.
+    const late = new Ticket('x');
+    late.create();
+    late.assert('seb', 'severity', kw('high'), { at: T0 + 30 * HOUR });
+    expect(reachedAt(late, T0 + 100 * HOUR, def, def.roles)).toEqual([':open']);
+    // An event at 25h derives at 25h: old enough, no severity yet — :aged sticks.
+    const noted = new Ticket('x');
+    noted.create();
+    noted.assert('ann', 'note', 'anyone?', { at: T0 + 25 * HOUR });
+    noted.assert('seb', 'severity', kw('high'), { at: T0 + 30 * HOUR });
+    expect(reachedAt(noted, T0 + 100 * HOUR, def, def.roles)).toEqual([':aged', ':open']);
+  });
+
   it('later-dated events are clamped, not excluded: their facts still count', () => {
     const t = triaged();
     const at = t.now;
