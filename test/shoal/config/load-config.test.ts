@@ -181,6 +181,12 @@ describe('validation errors name the key path and the line', () => {
     expect(r.errors[0]).toMatchObject({ code: 'CONFIG_YAML', line: lineOf(text, 'schema: private') });
   });
 
+  it('a file saved with a BOM and CRLF line endings reports the same lines', () => {
+    const text = '\uFEFFdomains:\r\n  - id: sales\r\nroles:\r\n  - {id: a, capabilities: [nope]}\r\n';
+    const e = only(checkConfig({ text }, env).errors, 'CONFIG_TYPE');
+    expect(e).toMatchObject({ path: 'roles[0].capabilities[0]', line: 4 });
+  });
+
   it('a document that is not a mapping', () => {
     const r = checkConfig({ text: '- just\n- a list\n' }, env);
     expect(r.errors[0]).toMatchObject({ code: 'CONFIG_TYPE', path: '' });
