@@ -129,7 +129,7 @@ describe('the study corpus', () => {
         }
         console.log(`${t.name}: ${direct.length} corpus queries direct: ${direct.join(' ')}`);
         expect(direct.length).toBeGreaterThan(0);
-      });
+      }, 120_000);
     }
     it('postgresql runs every accepted query directly', () => {
       const pg = salesCatalog({ id: 'pg', type: 'postgresql' });
@@ -140,6 +140,6 @@ describe('the study corpus', () => {
         // a query that reads no table has no source to run on: the engine evaluates it
         expect((p as GovernedPlan).route.kind, `#${n}`).toBe((p as GovernedPlan).tables.length ? 'direct' : 'engine');
       }
-    });
+    }, 120_000);
   });
 });

@@ -75,9 +75,9 @@ describe('governance on the engine route (DuckDB)', () => {
           for (const other of REGIONS.filter((r) => r !== v.region)) expect(cells).not.toContain(`-${other.toLowerCase()}"`);
         }
       }),
-      { numRuns: 150 },
+      { numRuns: 120 },
     );
-  });
+  }, 300_000);
 
   it('a capped role gets at most its cap, and only rows the oracle allows', async () => {
     const oracle = oracles.get('analyst/EU')!;
@@ -97,5 +97,5 @@ describe('governance on the engine route (DuckDB)', () => {
       }),
       { numRuns: 40 },
     );
-  });
+  }, 300_000);
 });

@@ -32,7 +32,7 @@ describe('robustness', () => {
     fc.assert(fc.property(fc.string({ maxLength: 80 }), fc.constantFrom('admin', 'analyst', 'ghost'), (s, role) => {
       outcome(s, role);
     }), { numRuns: 300 });
-  });
+  }, 300_000);
 
   it('corpus queries with tokens dropped, duplicated or swapped yield a plan or a ShoalError', () => {
     fc.assert(fc.property(
@@ -52,5 +52,5 @@ describe('robustness', () => {
         outcome(parts.join(' '), role, catalogs[c]);
       },
     ), { numRuns: 400 });
-  });
+  }, 300_000);
 });
