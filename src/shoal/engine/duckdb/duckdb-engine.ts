@@ -415,10 +415,13 @@ export class DuckDbEngine implements Engine {
     });
   }
 
-  /** Which failed entry a DuckDB "does not exist" error is about, if any. */
-  private failedEntryIn(message: string): CatalogEntry | undefined {
+  /**
+   * Which known entry a DuckDB "does not exist" error is about, if any: one that failed to
+   * project, or one whose view was dropped behind the engine's back.
+   */
+  private missingEntryIn(message: string): CatalogEntry | undefined {
     if (!/does not exist/.test(message)) return undefined;
-    const failed = [...this.failed.values()].map((f) => f.entry);
+    const failed = [...[...this.failed.values()].map((f) => f.entry), ...[...this.projected.values()].map((p) => p.entry)];
     // DuckDB words it differently for a missing catalog, schema or table: most specific first.
     const tests: ((e: CatalogEntry) => boolean)[] = [
       (e) => message.includes(`"${e.catalog}.${e.schema}.${e.table}"`) || message.includes(`"${e.domain}.${e.alias}"`),
@@ -489,8 +492,9 @@ export class DuckDbEngine implements Engine {
             projected.clear();
             continue;
           }
-          // An entry that failed to project (a missing file, an unloadable extension): try again, else say why.
-          const failed = this.failedEntryIn(message);
+          // An entry that failed to project (a missing file, an unloadable extension) or whose view
+          // went missing: project it again (once), else say why.
+          const failed = this.missingEntryIn(message);
           if (failed !== undefined) {
             if (!retriedFailed.has(failed.key)) {
               retriedFailed.add(failed.key);

@@ -240,6 +240,22 @@ describe('reconcile: the catalog is derived state', () => {
     }
   });
 
+  it('a query re-projects an entry whose view went missing, without waiting for a reconcile', async () => {
+    const instance = await DuckDBInstance.create(':memory:');
+    const engine = await DuckDbEngine.create({ instance });
+    try {
+      await engine.reconcile(fileEntries());
+      const c = await instance.connect();
+      await c.run('DROP VIEW sales.customer_segments');
+      await c.run('DROP VIEW ref_parquet.data.typed');
+      c.closeSync();
+      expect((await collect(engine.execute('SELECT count(*)::INTEGER FROM sales.customer_segments'))).rows).toEqual([[4]]);
+      expect((await collect(engine.execute('SELECT count(*)::INTEGER FROM "ref_parquet"."data"."typed"'))).rows).toEqual([[3]]);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('removes entries no longer present, with their schemas and catalogs', async () => {
     const instance = await DuckDBInstance.create(':memory:');
     const engine = await DuckDbEngine.create({ instance });
