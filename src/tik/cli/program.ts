@@ -14,6 +14,7 @@ import { registerLog } from './commands/log.js';
 import { registerLs } from './commands/ls.js';
 import { registerNew } from './commands/new.js';
 import { registerNext } from './commands/next.js';
+import { registerRecur } from './commands/recur.js';
 import { registerRetract } from './commands/retract.js';
 import { registerSet } from './commands/set.js';
 import { registerSign } from './commands/sign.js';
@@ -48,6 +49,7 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerAttach,
     registerComment,
     registerAttest,
+    registerRecur,
     registerStatus,
     registerExplain,
     registerLog,

@@ -8,7 +8,7 @@ import { buildTikProgram } from './program.js';
 export const EXIT = Object.freeze({ ok: 0, failure: 1, usage: 2 });
 
 /** Error codes that mean "the command line was wrong" (exit 2) rather than "the work failed". */
-const USAGE_CODES = new Set(['cli/usage', 'cli/bad-key', 'cli/bad-instant', 'cli/bad-value']);
+const USAGE_CODES = new Set(['cli/usage', 'cli/bad-key', 'cli/bad-instant', 'cli/bad-value', 'cli/bad-period']);
 
 /**
  * Run the `tik` command with `argv` (the arguments after the program name) against `io`.
