@@ -2,11 +2,13 @@ import fc from 'fast-check';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { formatIssue, type ConfigIssue } from '../../../src/shoal/config/config-issue.js';
 import { checkConfig, loadConfig } from '../../../src/shoal/config/load-config.js';
-import { findTable, physicalName, qualifiedName, rlsFiltersFor, tableId } from '../../../src/shoal/config/model.js';
+import { catalogOf, findTable, physicalName, qualifiedName, rlsFiltersFor, tableId } from '../../../src/shoal/config/model.js';
 import { ShoalError } from '../../../src/shoal/errors.js';
+import { catalogArbitrary } from '../registry/catalog-arbitrary.js';
 import { FLEET_ENV, fleetExampleWithoutMvYaml, fleetExampleYaml } from './fixtures.js';
 
 /** A config with one error planted; `lineOf` finds the line a marker text is on. */
@@ -414,7 +416,6 @@ function r0(list: readonly ConfigIssue[]): ConfigIssue {
   return list[0]!;
 }
 
-afterAll(() => undefined);
 
 describe('laws over the base config', () => {
   const env = { PG_PASSWORD: 'x' };
@@ -497,5 +498,19 @@ tables:
     const r = checkConfig({ text: '__proto__: {polluted: true}\n' }, {});
     expect(r.errors[0]).toMatchObject({ code: 'CONFIG_UNKNOWN_KEY', path: '__proto__', line: 1 });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('round trip', () => {
+  it('law: loading the YAML of any valid catalog gives that catalog back', () => {
+    fc.assert(
+      fc.property(catalogArbitrary(), fc.boolean(), (catalog, flow) => {
+        const text = stringify(catalog, flow ? { collectionStyle: 'flow' } : undefined);
+        const r = checkConfig({ text }, {});
+        expect(r.errors).toEqual([]);
+        expect(catalogOf(r.config!)).toEqual(catalog);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
