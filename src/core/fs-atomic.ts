@@ -8,15 +8,21 @@ import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-/** Test seam: called after the temporary file is complete and before it is moved into place. */
 export interface AtomicWriteHooks {
+  /** Test seam: called after the temporary file is complete and before it is moved into place. */
   readonly beforeRename?: (tempPath: string) => void | Promise<void>;
+  /**
+   * Default true: flush the file before it is moved into place and the directory after, so a
+   * completed write survives power loss. False skips both (a crash of the process still never
+   * leaves a partial file; a power loss may lose recent writes): for bulk copies and tests.
+   */
+  readonly durable?: boolean;
 }
 
 /** The temporary-name prefix; listings must ignore names that start with it. */
 export const TEMP_PREFIX = '.tmp-';
 
-async function writeTemp(path: string, bytes: Uint8Array | string): Promise<string> {
+async function writeTemp(path: string, bytes: Uint8Array | string, durable: boolean): Promise<string> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });
   // Randomness here names a scratch file only; it never reaches stored bytes.
@@ -25,7 +31,7 @@ async function writeTemp(path: string, bytes: Uint8Array | string): Promise<stri
     const fh = await open(temp, 'wx', 0o644);
     try {
       await fh.writeFile(bytes);
-      await fh.sync();
+      if (durable) await fh.sync();
     } finally {
       await fh.close();
     }
@@ -56,7 +62,8 @@ async function syncDir(dir: string): Promise<void> {
  * untouched.
  */
 export async function writeFileAtomic(path: string, bytes: Uint8Array | string, hooks: AtomicWriteHooks = {}): Promise<void> {
-  const temp = await writeTemp(path, bytes);
+  const durable = hooks.durable ?? true;
+  const temp = await writeTemp(path, bytes, durable);
   try {
     await hooks.beforeRename?.(temp);
     await rename(temp, path);
@@ -64,7 +71,7 @@ export async function writeFileAtomic(path: string, bytes: Uint8Array | string, 
     await rm(temp, { force: true });
     throw e;
   }
-  await syncDir(dirname(path));
+  if (durable) await syncDir(dirname(path));
 }
 
 /**
@@ -74,7 +81,8 @@ export async function writeFileAtomic(path: string, bytes: Uint8Array | string, 
  * without hard links.
  */
 export async function createFileAtomic(path: string, bytes: Uint8Array | string, hooks: AtomicWriteHooks = {}): Promise<boolean> {
-  const temp = await writeTemp(path, bytes);
+  const durable = hooks.durable ?? true;
+  const temp = await writeTemp(path, bytes, durable);
   try {
     await hooks.beforeRename?.(temp);
     try {
@@ -85,7 +93,7 @@ export async function createFileAtomic(path: string, bytes: Uint8Array | string,
       if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') throw e;
       await rename(temp, path);
     }
-    await syncDir(dirname(path));
+    if (durable) await syncDir(dirname(path));
     return true;
   } finally {
     await rm(temp, { force: true });

@@ -6,7 +6,7 @@
  * Writes go through `writeFileAtomic` (temp file + rename), so a crash never leaves a partial
  * event, sidecar or blob; every argument is checked before the first write.
  */
-import type { Dirent } from 'node:fs';
+import { readFileSync, type Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFileAtomic, writeFileAtomic, type AtomicWriteHooks } from '../../../core/fs-atomic.js';
@@ -56,6 +56,11 @@ import {
 export interface FileStoreOptions {
   /** Fault injection for tests: runs inside every atomic write, before the rename. */
   readonly writeHooks?: AtomicWriteHooks;
+  /**
+   * Default true: every write is flushed to disk before it returns. False is for bulk copies
+   * (import, migrate, benchmarks): still atomic against a process crash, not against power loss.
+   */
+  readonly durable?: boolean;
 }
 
 /** Reads a file, or undefined if it does not exist. */
@@ -97,21 +102,21 @@ function ioError(e: unknown, path: string): TikError {
   return new TikError('store/io', `cannot access ${path} (${code})`, { where: path, cause: e, hint: 'check the path and its permissions' });
 }
 
-/** Reads many files with bounded concurrency (thousands of events must not exhaust descriptors). */
-async function readAll(paths: readonly string[], width = 64): Promise<Buffer[]> {
-  const out: Buffer[] = new Array<Buffer>(paths.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < paths.length) {
-      const i = next++;
-      try {
-        out[i] = await readFile(paths[i]!);
-      } catch (e) {
-        throw ioError(e, paths[i]!);
-      }
+/**
+ * Reads many small files. Synchronous reads in slices: for thousands of small event files this
+ * is several times faster than promise-based reads (one thread-pool round trip each for open,
+ * stat, read and close), and yielding between slices keeps a server's event loop responsive.
+ */
+async function readAll(paths: readonly string[], slice = 256): Promise<Buffer[]> {
+  const out: Buffer[] = [];
+  for (let i = 0; i < paths.length; i++) {
+    if (i > 0 && i % slice === 0) await new Promise<void>((r) => setImmediate(r));
+    try {
+      out.push(readFileSync(paths[i]!));
+    } catch (e) {
+      throw ioError(e, paths[i]!);
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(width, paths.length) }, worker));
+  }
   return out;
 }
 
@@ -123,7 +128,7 @@ export class FileStore implements EventStore {
 
   constructor(base: string, options: FileStoreOptions = {}) {
     this.base = base;
-    this.hooks = options.writeHooks ?? {};
+    this.hooks = { ...options.writeHooks, durable: options.durable ?? options.writeHooks?.durable ?? true };
   }
 
   get location(): string {
@@ -138,6 +143,7 @@ export class FileStore implements EventStore {
       throw ioError(e, path);
     }
   }
+
   /** Creates a file that must never be overwritten (events, blobs, archives); false if present. */
   private async create(path: string, bytes: Uint8Array | string): Promise<boolean> {
     try {
@@ -147,7 +153,6 @@ export class FileStore implements EventStore {
       throw ioError(e, path);
     }
   }
-
 
   // ── the log ──────────────────────────────────────────────────────────────────────────────
 
@@ -185,7 +190,7 @@ export class FileStore implements EventStore {
       return m ? [m[1]!] : [];
     });
     const bytes = await readAll(ids.map((id) => eventPath(this.base, ticket, id)));
-    const out: StoredEvent[] = ids.map((id, i) => Object.freeze({ id, bytes: new Uint8Array(bytes[i]!) }));
+    const out: StoredEvent[] = ids.map((id, i) => Object.freeze({ id, bytes: bytes[i]! }));
     if (names.includes(PACK_INDEX_FILE)) {
       // Loose and packed events merge on read; a loose copy wins.
       const loose = new Set(ids);
