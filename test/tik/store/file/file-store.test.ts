@@ -45,6 +45,11 @@ describeEventStoreContract('file (hidden .tik/)', async () => {
   return { store: await initStore(dir, { hidden: true }), cleanup: () => rm(dir, { recursive: true, force: true }) };
 });
 
+describeEventStoreContract('file (non-durable, for bulk copies)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tik-contract-fast-'));
+  return { store: await initStore(dir, { durable: false }), cleanup: () => rm(dir, { recursive: true, force: true }) };
+});
+
 describe('file store layout', () => {
   it("writes upstream's exact paths", async () => {
     const root = tempDir();
