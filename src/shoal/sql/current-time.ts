@@ -1,5 +1,5 @@
 import { type Node, allNodes, dataOf, replaceInPlace, stringLiteral, typeOf } from './ast-node.js';
-import { parseText } from './polyglot.js';
+import { parseTemplate } from './template.js';
 
 /** The instant a query is planned at; injectable so tests and replays are deterministic. */
 export type Clock = () => Date;
@@ -10,9 +10,9 @@ const TIMESTAMP_FUNCTIONS = new Set(['now', 'current_timestamp', 'localtimestamp
 export const CURRENT_TIME_FUNCTIONS: ReadonlySet<string> = new Set([...TIMESTAMP_FUNCTIONS, 'current_date']);
 
 function castLiteral(value: string, type: 'DATE' | 'TIMESTAMP'): Node {
-  const r = parseText(`SELECT CAST(NULL AS ${type})`, 'postgres');
-  if (!r.ok) throw new Error('cast template failed to parse');
-  const cast = dataOf(r.statements[0]!).expressions[0];
+  const stmts = parseTemplate(`SELECT CAST(NULL AS ${type})`);
+  if (!stmts) throw new Error('cast template failed to parse');
+  const cast = dataOf(stmts[0]!).expressions[0];
   dataOf(cast).this = stringLiteral(value);
   return cast;
 }

@@ -2,7 +2,7 @@ import { ShoalError } from '../errors.js';
 import { type Node, dataOf, nullLiteral, numberLiteral, stringLiteral } from './ast-node.js';
 import type { CatalogColumn, ColumnMask } from './catalog.js';
 import { integerBounds, typeClass } from './column-type.js';
-import { parseText } from './polyglot.js';
+import { parseTemplate } from './template.js';
 
 const TEMPORAL_PRECISIONS = new Set(['microseconds', 'milliseconds', 'second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year', 'decade', 'century', 'millennium']);
 
@@ -12,9 +12,9 @@ const fn = (name: string, args: Node[]): Node => ({
 
 /** `CAST(<expr> AS <type>)`, built by parsing a trusted template so the node shape is the SDK's own. */
 function castTo(expr: Node, type: 'date' | 'timestamp'): Node {
-  const r = parseText(`SELECT CAST(NULL AS ${type.toUpperCase()})`, 'postgres');
-  if (!r.ok) throw new Error('cast template failed to parse');
-  const cast = dataOf(r.statements[0]!).expressions[0];
+  const stmts = parseTemplate(`SELECT CAST(NULL AS ${type.toUpperCase()})`);
+  if (!stmts) throw new Error('cast template failed to parse');
+  const cast = dataOf(stmts[0]!).expressions[0];
   dataOf(cast).this = expr;
   return cast;
 }

@@ -1,7 +1,7 @@
 import { ShoalError } from '../errors.js';
 import { type Node, allNodes, dataOf, typeOf } from './ast-node.js';
 import { type Clock, substituteCurrentTime } from './current-time.js';
-import { parseText } from './polyglot.js';
+import { parseTemplate } from './template.js';
 import { type SessionVars, substituteSessionVars } from './session-vars.js';
 import { validateStatement } from './validate.js';
 
@@ -15,9 +15,9 @@ export function rowFilterExpression(filter: string, tableKey: string, vars: Sess
   const where = `row filter of ${tableKey}`;
   const bad = (why: string) => new ShoalError('SQL_BAD_POLICY', `${where}: ${why}`, { where, hint: 'fix the rls_rules filter in the config' });
   if (!filter.trim()) throw bad('it is empty');
-  const r = parseText(`SELECT 1 WHERE (${filter})`, 'postgres');
-  if (!r.ok || r.statements.length !== 1) throw bad('it is not a valid PostgreSQL predicate');
-  const stmt = r.statements[0]!;
+  const stmts = parseTemplate(`SELECT 1 WHERE (${filter})`);
+  if (!stmts || stmts.length !== 1) throw bad('it is not a valid PostgreSQL predicate');
+  const stmt = stmts[0]!;
   const d = dataOf(stmt);
   if (typeOf(stmt) !== 'select' || !d.where_clause || d.from || d.group_by || d.order_by || d.limit) throw bad('it is not a single predicate');
   try {

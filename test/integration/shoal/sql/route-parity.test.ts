@@ -101,12 +101,12 @@ function suite(name: string, source: SourceChoice, sourceSchema: string | undefi
       const r = await compare(cat, conn.run, corpusSql);
       console.log(`${name} corpus: ${r.direct} compared directly, ${r.engineOnly} engine-only`);
       expect(r.direct).toBeGreaterThanOrEqual(minDirect);
-    });
+    }, 600_000);
     it('random governed queries return the same multiset on both routes', async () => {
       const r = await compare(cat, conn.run, randomSql(42, 60));
       console.log(`${name} random: ${r.direct} compared directly, ${r.engineOnly} engine-only`);
       expect(r.direct).toBeGreaterThan(0);
-    });
+    }, 600_000);
   });
 }
 
