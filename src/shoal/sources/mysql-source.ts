@@ -41,8 +41,12 @@ export class MysqlSource implements SourceDriver {
       // JSON as its text, not a parsed object: the engine stores it as JSON text.
       typeCast: (field, next) => (field.type === 'JSON' ? field.string('utf8') : next()),
     });
+    // The event hands over the core (callback-style) connection: give it a callback so a failure
+    // can't surface as an unhandled 'error' event. A failed SET shows up on the next statement.
     this.pool.on('connection', (c) => {
-      c.query("SET time_zone = '+00:00'");
+      const core = c as unknown as { query(sql: string, cb: (err: unknown) => void): unknown };
+      const r = core.query("SET time_zone = '+00:00'", () => undefined);
+      if (r instanceof Promise) r.catch(() => undefined);
     });
   }
 

@@ -38,7 +38,8 @@ describe.skipIf(mariadb.skip)('MariaDB landed into DuckDB', () => {
   beforeAll(async () => {
     const url = new URL(mariadb.url as string);
     conn = await mysql.createConnection({ uri: mariadb.url as string, multipleStatements: true, timezone: 'Z' });
-    await conn.query(`DROP DATABASE IF EXISTS ${DB}; CREATE DATABASE ${DB}; USE ${DB}`);
+    // TIMESTAMP values are stored in UTC and read in the session zone; write them in UTC as shoal reads.
+    await conn.query(`DROP DATABASE IF EXISTS ${DB}; CREATE DATABASE ${DB}; USE ${DB}; SET time_zone = '+00:00'`);
     await conn.query(`CREATE TABLE items (
       id INT PRIMARY KEY, category_id INT, name VARCHAR(50), price DECIMAL(10,2), big BIGINT UNSIGNED, signed_big BIGINT,
       active TINYINT(1), added DATE, seen DATETIME(6), stamped TIMESTAMP NULL, doc JSON, note TEXT, ratio DOUBLE,
