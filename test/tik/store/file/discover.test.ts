@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { detectLayout, discoverRoot } from '../../../../src/tik/store/file/discover.js';
 
@@ -69,6 +70,39 @@ describe('discoverRoot', () => {
     writeFileSync(join(dirs('home', 'me', 'p'), 'tickets'), '');
     const cwd = dirs('home', 'me', 'p', 'q');
     expect(discoverRoot(cwd, { HOME: home })).toBe(cwd);
+  });
+
+  it('law: the root is the nearest marked ancestor-or-self at or below $HOME, else the cwd', () => {
+    const markers = fc.constantFrom('tickets', '.tik', 'tik.db');
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 5 }), // how far $HOME is below top
+        fc.integer({ min: 0, max: 5 }), // how far cwd is below $HOME
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 10 }), markers), { maxLength: 4 }),
+        (homeDepth, cwdDepth, marks) => {
+          const base = mkdtempSync(join(top, 'law-'));
+          const levels = Array.from({ length: homeDepth + cwdDepth + 1 }, (_, i) => join(base, ...Array.from({ length: i }, (_, j) => `d${j}`)));
+          mkdirSync(levels[levels.length - 1]!, { recursive: true });
+          for (const [at, m] of marks) {
+            const dir = levels[at % levels.length]!;
+            if (m === 'tik.db') writeFileSync(join(dir, m), '');
+            else mkdirSync(join(dir, m), { recursive: true });
+          }
+          const home = levels[homeDepth]!;
+          const cwd = levels[levels.length - 1]!;
+          const marked = new Set(marks.map(([at]) => at % levels.length));
+          let want = cwd;
+          for (let i = levels.length - 1; i >= homeDepth; i--) {
+            if (marked.has(i)) {
+              want = levels[i]!;
+              break;
+            }
+          }
+          expect(discoverRoot(cwd, { HOME: home })).toBe(want);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it('falls back to the working directory', () => {
