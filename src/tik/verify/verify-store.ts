@@ -1,7 +1,7 @@
 /**
- * `tik verify`: the ladder L0 → L1 → L2 (→ L3 head witnesses) per ticket, and the store-wide checks (tik-model.md
- * §8.4). Reads only; never writes, never throws for bad data (only for a malformed ticket
- * argument or an I/O failure). `now` is injected: the kernel reads no clock.
+ * `tik verify`: the ladder L0 → L1 → L2 (and L3, head witnesses) per ticket, and the store-wide
+ * checks (tik-model.md §8.4). Reads only; never writes, never throws for bad data (only for a
+ * malformed ticket argument or an I/O failure). `now` is injected: the kernel reads no clock.
  */
 import { CodedError } from '../../core/errors.js';
 import { fpr16, parseSshSignature, type AllowedSigner } from '../../core/sshsig.js';
@@ -43,7 +43,7 @@ async function readActors(store: EventStore): Promise<readonly AllowedSigner[] |
   }
 }
 
-/** Verifies one ticket through L0, L1 and L2. */
+/** Verifies one ticket through L0, L1, L2 and L3. */
 export async function verifyTicket(
   store: EventStore,
   ticket: string,
