@@ -4,11 +4,11 @@
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { runTik } from '../../../../src/tik/cli/run.js';
 import type { CliIo } from '../../../../src/tik/cli/io.js';
 
-const CONFORMANCE = '/work/shared/tik-conformance';
+const CONFORMANCE = resolve(process.cwd(), '../shared/tik-conformance');
 /** The instant the store's first event is written at. */
 export const TIK_START = Date.parse('2026-01-05T10:00:00Z');
 
