@@ -1,4 +1,4 @@
-import type { ExplainResult, InboxResult, Roles, TikEvent } from '../kernel/index.js';
+import type { ExplainResult, InboxResult, ProcessDef, Roles, TikEvent } from '../kernel/index.js';
 import { emit } from '../edn/index.js';
 import { isVector, Keyword, type EdnValue } from '../edn/value.js';
 import type { Json } from './json-value.js';
@@ -41,13 +41,14 @@ export function renderStatus(view: StatusView, t: OpenTicket): string {
     lines.push('missing');
     for (const b of blocks) {
       lines.push(`  to reach ${b.stage}${b.impossible ? ' (impossible)' : ''}${b.hint ? ` — ${b.hint}` : ''}:`);
-      for (const r of b.missing) lines.push(`    ✗ ${reasonText(r, t.roles)}`);
+      const stage = t.def?.stageByKey.get(b.stage);
+      for (const r of b.missing) lines.push(`    ✗ ${reasonText(r, t.roles, stage)}`);
     }
   }
   return lines.join('\n');
 }
 
-export function renderExplain(r: ExplainResult, roles: Roles, forActor: string | undefined): string {
+export function renderExplain(r: ExplainResult, roles: Roles, forActor: string | undefined, def?: ProcessDef): string {
   const lines: string[] = [];
   lines.push(`current  ${r.current.length > 0 ? [...r.current].join(' ') : '(none)'}`);
   if (r.blocks.length === 0) lines.push(forActor ? `nothing ${forActor} can act on` : 'nothing is blocked on the frontier');
@@ -55,7 +56,7 @@ export function renderExplain(r: ExplainResult, roles: Roles, forActor: string |
     lines.push(`To reach ${b.stage}:${b.impossible ? ' (impossible)' : ''}`);
     if (b.hint) lines.push(`  hint: ${b.hint}`);
     for (const g of b.satisfied) lines.push(`  ✓ ${emit(g)}`);
-    for (const m of b.missing) lines.push(`  ✗ ${reasonText(m, roles)}`);
+    for (const m of b.missing) lines.push(`  ✗ ${reasonText(m, roles, def?.stageByKey.get(b.stage))}`);
     if (b.blocks.length > 0) lines.push(`  blocks: ${b.blocks.join(' ')}`);
     if (b.hidden > 0) lines.push(`  (${b.hidden} reason${b.hidden === 1 ? '' : 's'} hidden: not actionable by ${forActor ?? 'this actor'})`);
   }

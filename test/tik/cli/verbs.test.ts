@@ -247,6 +247,9 @@ describe('read verbs', () => {
   it('status without --json says the stage, what is missing and who can supply it', async () => {
     const d = await store();
     const id = await open(d);
+    const fresh = (await tik(d, ['status', id])).stdout;
+    expect(fresh).toMatch(/category is missing; :triager \(seb\) must set it/);
+    expect(fresh).toMatch(/severity is missing; anyone can set it/);
     await tik(d, ['--actor', 'rando', 'set', id, 'category=technical', 'severity=high']);
     const r = await tik(d, ['status', id.slice(0, 6)]);
     expect(r.code).toBe(0);

@@ -22,8 +22,9 @@ export function registerExplain(program: Command, ctx: CliContext): void {
       const forActor = ctx.actorFilter();
       const store = await openStore(ctx);
       const t = await openTicket(ctx, store, prefix);
-      const r = explain(requireDef(t), t.events, now, t.roles, forActor !== undefined ? { forActor } : {});
+      const def = requireDef(t);
+      const r = explain(def, t.events, now, t.roles, forActor !== undefined ? { forActor } : {});
       if (opts.json) ctx.json(explainJson(t, r, now, forActor));
-      else ctx.out(renderExplain(r, t.roles, forActor));
+      else ctx.out(renderExplain(r, t.roles, forActor, def));
     });
 }
