@@ -169,6 +169,18 @@ describe('bad input never crashes and never writes', () => {
     expect(err).toMatch(/store\/not-found/);
   });
 
+  it('actor add with something that is not a public key, and sign without a key', async () => {
+    const { d } = await storeWithTicket();
+    expect(await refuses(d, ['actor', 'add', 'seb', 'not a key'], 1)).toMatch(/key/i);
+    expect(await refuses(d, ['sign'], 2)).toMatch(/no signing key: pass --key FILE or set TIK_KEY/);
+    writeFileSync(join(d, 'garbage-key'), 'not a private key');
+    const before = snapshot(d);
+    const r = await tik(d, ['sign', '--key', 'garbage-key']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/private key/);
+    expect(snapshot(d)).toEqual(before);
+  });
+
   it('a TIK_KEY that cannot be read writes nothing', async () => {
     const { d, id } = await storeWithTicket();
     expect(await refuses(d, ['set', id, 'a=1'], 1, { TIK_KEY: 'missing-key' })).toMatch(/TIK_KEY/);
