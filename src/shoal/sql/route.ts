@@ -53,6 +53,10 @@ export function decideRoute(gov: GovernedStatement, options: RouteOptions = {}):
   const direct = directDialectOf(source.type);
   if (!direct) return engine(`source type ${source.type} has no direct route`);
   if (options.directAllowed && !options.directAllowed(source.id)) return engine(`direct route to ${source.id} is not allowed`);
+  // SQLite and MySQL have no boolean type: they would answer 1/0 where PostgreSQL answers true/false
+  if (direct.dialect !== 'postgres' && gov.columns.some((col) => col.type === 'boolean')) {
+    return engine(`boolean result columns are not certified for ${direct.dialect}`);
+  }
   const c = certify(gov.stmt, direct.dialect, tables);
   if (!c.ok) return engine(c.reason);
   const route: Route = { kind: 'direct', sourceId: source.id, dialect: direct.dialect };

@@ -216,6 +216,9 @@ describe('routes', () => {
     expect(route('SELECT CAST(amount AS text) AS t FROM sales.payments', lite).route.kind).toBe('engine');
     expect(route("SELECT id FROM sales.customers WHERE name = 'x'", my).route.kind).toBe('engine');
     expect(route("SELECT id FROM sales.customers WHERE name = 'x'", salesCatalog({ id: 'm', type: 'mariadb', binaryStrings: true })).route.kind).toBe('direct');
+    // no boolean type there: a boolean result would come back as 1/0
+    expect(route('SELECT id, amount > 10 AS big FROM sales.payments', lite).route.kind).toBe('engine');
+    expect(route('SELECT id, amount > 10 AS big FROM sales.payments', my).route.kind).toBe('engine');
   });
 });
 
