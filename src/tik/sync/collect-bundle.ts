@@ -1,0 +1,65 @@
+import { Keyword } from '../edn/value.js';
+import { parseEvent, type TikEvent } from '../kernel/index.js';
+import type { EventStore } from '../store/store.js';
+import { SIDECAR_NAME } from '../store/store-names.js';
+import type { Bundle, BundleBlob, BundleEvent, BundleSidecar } from './bundle.js';
+import { parentsFirst } from './parents-first.js';
+
+const ARTIFACT_HASH = Keyword.of('artifact/hash');
+const PROCESS_HASH = Keyword.of('ticket/process-hash');
+const MIGRATE_HASH = Keyword.of('process/hash');
+
+/**
+ * Gathers the events with the given ids (`ticketOf` says where each lives) and what travels with
+ * them: signature/witness sidecars, blobs their attachments name, and the archived definitions
+ * their creates and migrations pin. Events are grouped by ticket, parents before children.
+ * Ids the store does not hold are left out (the peer will reconcile again next round).
+ */
+export async function collectBundle(store: EventStore, ticketOf: ReadonlyMap<string, string>, ids: readonly string[]): Promise<Bundle> {
+  const byTicket = new Map<string, Set<string>>();
+  for (const id of ids) {
+    const t = ticketOf.get(id);
+    if (t === undefined) continue;
+    let s = byTicket.get(t);
+    if (!s) byTicket.set(t, (s = new Set()));
+    s.add(id);
+  }
+  const processes = new Map<string, string>();
+  const blobs: BundleBlob[] = [];
+  const events: BundleEvent[] = [];
+  const sidecars: BundleSidecar[] = [];
+  for (const ticket of [...byTicket.keys()].sort()) {
+    const wanted = byTicket.get(ticket)!;
+    const parsed: { id: string; at: number; parents: readonly string[]; event: TikEvent; bytes: Uint8Array }[] = [];
+    for (const s of await store.events(ticket)) {
+      if (!wanted.has(s.id)) continue;
+      const event = parseEvent(Buffer.from(s.bytes).toString('utf8'), s.id);
+      parsed.push({ id: s.id, at: event.at.ms, parents: event.parents, event, bytes: s.bytes });
+    }
+    const seenBlobs = new Set<string>();
+    for (const p of parentsFirst(parsed)) {
+      events.push({ ticket, id: p.id, bytes: p.bytes });
+      const type = p.event.type.toString();
+      if (type === ':artifact/attach') {
+        const hash = p.event.body.get(ARTIFACT_HASH);
+        if (typeof hash === 'string' && /^sha256-[0-9a-f]{64}$/.test(hash) && !seenBlobs.has(hash)) {
+          seenBlobs.add(hash);
+          const bytes = await store.readBlob(ticket, hash);
+          if (bytes) blobs.push({ ticket, bytes });
+        }
+      }
+      const pin = type === ':ticket/create' ? p.event.body.get(PROCESS_HASH) : type === ':process/migrate' ? p.event.body.get(MIGRATE_HASH) : undefined;
+      if (typeof pin === 'string' && /^sha256-[0-9a-f]{64}$/.test(pin) && !processes.has(pin)) {
+        const text = await store.readProcessByHash(pin);
+        if (text !== undefined) processes.set(pin, text);
+      }
+    }
+    for (const name of await store.sidecarNames(ticket)) {
+      const m = SIDECAR_NAME.exec(name);
+      if (!m || !wanted.has(m[1]!)) continue;
+      const bytes = await store.readSidecar(ticket, name);
+      if (bytes) sidecars.push({ ticket, name, bytes });
+    }
+  }
+  return { processes: [...processes.values()], blobs, events, sidecars };
+}

@@ -1,0 +1,32 @@
+import type { EventStore } from '../store/store.js';
+import { decodeIdList, encodeBundle } from './bundle.js';
+import { collectBundle } from './collect-bundle.js';
+import { receiveBundle, type ReceiveSummary } from './receive-bundle.js';
+import { Reconciler, type ReconcileOptions } from './reconciler.js';
+import { indexStore } from './store-index.js';
+
+/**
+ * The responder side of sync over one store, with no per-peer state: each call reads the store
+ * afresh, so writes arriving by any path between rounds are simply part of the next answer.
+ */
+export class SyncResponder {
+  constructor(
+    readonly store: EventStore,
+    private readonly options: ReconcileOptions = {},
+  ) {}
+
+  async reconcile(message: Uint8Array): Promise<Uint8Array> {
+    const index = await indexStore(this.store);
+    return new Reconciler(index.set, this.options).respond(message);
+  }
+
+  async fetch(request: Uint8Array): Promise<Uint8Array> {
+    const ids = decodeIdList(request);
+    const index = await indexStore(this.store);
+    return encodeBundle(await collectBundle(this.store, index.ticketOf, ids));
+  }
+
+  async push(bundle: Uint8Array): Promise<ReceiveSummary> {
+    return receiveBundle(this.store, bundle);
+  }
+}
