@@ -10,11 +10,13 @@ import {
   fpr16,
   matchPatternList,
   parseAllowedSigners,
+  parseAnyPublicKeyLine,
   parseOpenSshPrivateKey,
   parsePublicKeyLine,
   parseSshSignature,
   signSshSignature,
   sshFingerprint,
+  trustCheck,
   verifyAnyPrincipal,
   verifyAsPrincipal,
   verifySshSignature,
@@ -265,6 +267,32 @@ describe('allowed signers', () => {
     expect(matchPatternList('a.b', ['a?b'])).toBe(true);
     expect(matchPatternList('ab', ['a?b'])).toBe(false);
     expect(matchPatternList('a+b', ['a+b'])).toBe(true);
+  });
+});
+
+describe('keys of other types and the trust check', () => {
+  it('reads an ECDSA .pub line from ssh-keygen without decoding it, and refuses a mislabelled one', () => {
+    const path = join(dir, 'ec-pub');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ecdsa', '-N', '', '-C', 'ec@host', '-f', path]);
+    const line = readFileSync(`${path}.pub`, 'utf8');
+    const k = parseAnyPublicKeyLine(line);
+    expect(k).toMatchObject({ type: 'ecdsa-sha2-nistp256', base64: line.split(' ')[1], publicKey: undefined, comment: 'ec@host' });
+    expect(parseAnyPublicKeyLine(alicePub).publicKey?.base64).toBe(alice.publicKey.base64);
+    expect(() => parseAnyPublicKeyLine(`ssh-rsa ${alice.publicKey.base64}`)).toThrow(/says ssh-rsa but the key is ssh-ed25519/);
+    expect(() => parseAnyPublicKeyLine('hello world')).toThrow(CodedError);
+    expect(() => parseAnyPublicKeyLine(`${alicePub}${alicePub}`)).toThrow(CodedError);
+  });
+
+  it('trust: listed for the principal and namespace; certificate authorities are not keys', () => {
+    const a = alice.publicKey.base64;
+    const signers = parseAllowedSigners(
+      [`seb namespaces="tik-event" ssh-ed25519 ${a}`, `ca cert-authority ssh-ed25519 ${bob.publicKey.base64}`].join('\n'),
+    );
+    expect(trustCheck(a, 'seb', 'tik-event', signers)).toEqual({ ok: true, principals: ['seb'] });
+    expect(trustCheck(a, undefined, 'tik-event', signers)).toEqual({ ok: true, principals: ['seb'] });
+    expect(trustCheck(a, 'ana', 'tik-event', signers)).toMatchObject({ ok: false, failure: 'wrong-principal' });
+    expect(trustCheck(a, 'seb', 'tik-witness', signers)).toMatchObject({ ok: false, failure: 'namespace-not-allowed' });
+    expect(trustCheck(bob.publicKey.base64, 'ca', 'tik-event', signers)).toMatchObject({ ok: false, failure: 'unknown-key' });
   });
 });
 
