@@ -1,5 +1,5 @@
 import { ShoalError } from '../errors.js';
-import { type Data, type Node, allNodes, columnRef, dataOf, identName, identifier, numberLiteral, positionOf, replaceInPlace, typeOf } from './ast-node.js';
+import { type Node, allNodes, columnRef, dataOf, identName, identifier, numberLiteral, positionOf, replaceInPlace, typeOf } from './ast-node.js';
 import type { CatalogColumn, CatalogTable, GovernanceCatalog } from './catalog.js';
 import { type ScopedTable, checkColumns } from './column-check.js';
 import { type Clock, substituteCurrentTime } from './current-time.js';
@@ -224,4 +224,3 @@ function applyRowCap(stmt: Node, cap: number): void {
   else d.limit = lower(d.limit ?? undefined);
 }
 
-export type { Data };
