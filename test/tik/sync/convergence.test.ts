@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { loadTicketAt } from '../../../src/tik/cli/store-access.js';
+import { statusView } from '../../../src/tik/cli/lenses.js';
+import { emit, readEdn } from '../../../src/tik/edn/index.js';
+import { Instant, Uuid, kw, ednMapOf, type EdnValue } from './edn-helpers.js';
+import { heads, mintEvent, parseEvent, parseProcess } from '../../../src/tik/kernel/index.js';
+import { localTransport, syncWith } from '../../../src/tik/sync/index.js';
+import { TestMemoryStore } from './memory-store.js';
+
+// Law (issue 5 acceptance): replicas that take random writes and random pairwise syncs — some of
+// them interrupted by a crash mid-transfer — hold the same event set and derive the same status
+// for every ticket once every pair has synced.
+
+const DEF_TEXT = emit(readEdn(readFileSync(resolve(process.cwd(), '../shared/tik-conformance/processes/support-request.edn'), 'utf8')));
+const DEF = parseProcess(readEdn(DEF_TEXT, 'support-request'), 'support-request');
+const TICKETS = ['018f2f6e-7c1a-7000-8000-000000000001', '018f2f6e-7c1a-7000-8000-000000000002', '018f2f6e-7c1a-7000-8000-000000000003'];
+const PATHS = [[kw('category')], [kw('priority')], [kw('resolution'), kw('ref')]];
+const VALUES: EdnValue[] = [kw('technical'), kw('billing'), kw('high'), 'abc123', 42n];
+const T0 = Date.parse('2026-07-01T00:00:00Z');
+
+type Op =
+  | { kind: 'create'; r: number; t: number }
+  | { kind: 'assert'; r: number; t: number; p: number; v: number }
+  | { kind: 'dispute'; r: number; t: number; p: number }
+  | { kind: 'retract'; r: number; t: number; p: number }
+  | { kind: 'sync'; a: number; b: number; crashAfter: number | undefined };
+
+const opArb = (n: number): fc.Arbitrary<Op> => {
+  const r = fc.integer({ min: 0, max: n - 1 });
+  const t = fc.integer({ min: 0, max: TICKETS.length - 1 });
+  const p = fc.integer({ min: 0, max: PATHS.length - 1 });
+  return fc.oneof(
+    fc.record({ kind: fc.constant('create' as const), r, t }),
+    fc.record({ kind: fc.constant('assert' as const), r, t, p, v: fc.integer({ min: 0, max: VALUES.length - 1 }) }),
+    fc.record({ kind: fc.constant('assert' as const), r, t, p, v: fc.integer({ min: 0, max: VALUES.length - 1 }) }),
+    fc.record({ kind: fc.constant('dispute' as const), r, t, p }),
+    fc.record({ kind: fc.constant('retract' as const), r, t, p }),
+    fc.record({ kind: fc.constant('sync' as const), a: r, b: r, crashAfter: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }) }),
+  );
+};
+
+async function write(store: TestMemoryStore, op: Exclude<Op, { kind: 'sync' }>, step: number, written: Set<string>): Promise<void> {
+  const ticket = TICKETS[op.t]!;
+  const existing = (await store.events(ticket)).map((e) => parseEvent(Buffer.from(e.bytes).toString('utf8'), e.id));
+  if ((op.kind === 'create') !== (existing.length === 0)) return; // create only new tickets; write only to held ones
+  const parents = heads(existing);
+  const at = new Instant(T0 + step * 1000 + op.r); // replicas' clocks differ a little
+  const actor = `r${op.r}`;
+  let type: string;
+  let body: EdnValue;
+  if (op.kind === 'create') {
+    await store.archiveProcess(DEF_TEXT);
+    type = 'ticket/create';
+    body = ednMapOf({ 'ticket/title': `ticket ${op.t}`, 'ticket/process': kw('support-request'), 'ticket/process-hash': DEF.hash });
+  } else if (op.kind === 'assert') {
+    type = 'fact/assert';
+    body = ednMapOf({ 'fact/path': PATHS[op.p]!, 'fact/value': VALUES[op.v]! });
+  } else if (op.kind === 'dispute') {
+    type = 'fact/dispute';
+    body = ednMapOf({ 'fact/path': PATHS[op.p]!, 'dispute/reason': `disputed by ${actor}` });
+  } else {
+    type = 'fact/retract';
+    body = ednMapOf({ 'fact/path': PATHS[op.p]! });
+  }
+  const m = mintEvent({ ticket: new Uuid(ticket), type: kw(type), actor, at, parents, body: body as never });
+  await store.append(ticket, m.event.id, Buffer.from(m.text, 'utf8'));
+  written.add(`${ticket}/${m.event.id}`);
+}
+
+async function sync(a: TestMemoryStore, b: TestMemoryStore, crashAfter?: number): Promise<void> {
+  b.failAfter = crashAfter;
+  try {
+    await syncWith(a, localTransport(b), { batch: 2 });
+  } catch (e) {
+    if (!(e instanceof Error) || e.message !== 'simulated crash') throw e;
+  } finally {
+    b.failAfter = undefined;
+  }
+}
+
+async function statuses(store: TestMemoryStore): Promise<string[]> {
+  const now = new Instant(T0 + 10_000_000);
+  const out: string[] = [];
+  for (const ticket of await store.ticketIds()) out.push(JSON.stringify(statusView(await loadTicketAt(undefined, store, ticket), now).json));
+  return out;
+}
+
+describe('replica convergence over sync', () => {
+  it('random writes and random (sometimes interrupted) pairwise syncs converge once every pair has synced', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 3, max: 5 }).chain((n) => fc.tuple(fc.constant(n), fc.array(opArb(n), { minLength: 1, maxLength: 30 }))),
+        async ([n, ops]) => {
+          const replicas = Array.from({ length: n }, (_, i) => new TestMemoryStore(`replica-${i}`));
+          const written = new Set<string>();
+          for (const [step, op] of ops.entries()) {
+            if (op.kind === 'sync') {
+              if (op.a !== op.b) await sync(replicas[op.a]!, replicas[op.b]!, op.crashAfter);
+            } else await write(replicas[op.r]!, op, step, written);
+          }
+          for (let pass = 0; pass < 2; pass++) {
+            for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) await sync(replicas[i]!, replicas[j]!);
+          }
+          const first = replicas[0]!.allIds();
+          expect(first).toEqual([...written].sort()); // nothing lost, nothing invented
+          const firstStatus = await statuses(replicas[0]!);
+          for (const r of replicas) {
+            expect(r.allIds()).toEqual(first);
+            expect(r.appends).toBe(first.length); // every event stored exactly once
+            expect(await statuses(r)).toEqual(firstStatus);
+            if (first.length > 0) expect(await r.readProcessByHash(DEF.hash)).toBe(DEF_TEXT); // the pin travelled
+          }
+          // converged replicas: the next sync is one round trip and moves nothing
+          const again = await syncWith(replicas[0]!, localTransport(replicas[n - 1]!));
+          expect({ rounds: again.rounds, pulled: again.pulled, pushed: again.pushed }).toEqual({ rounds: 1, pulled: 0, pushed: 0 });
+        },
+      ),
+      { numRuns: 200 },
+    );
+  }, 600_000);
+});
