@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renameSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { DuckDbEngine } from '../../../../src/shoal/engine/duckdb/duckdb-engine.js';
 import type { CatalogEntry } from '../../../../src/shoal/engine/catalog-entry.js';
 import type { LandingReport } from '../../../../src/shoal/engine/engine.js';
@@ -132,6 +133,26 @@ describe('a tik store as a source', () => {
       ['Printer on fire', ':technical'],
       ['Refund please', ':billing'],
     ]);
+  });
+
+  it('a ticket whose definition cannot be resolved is listed with its pin and no stages, never failing the board', async () => {
+    const other = await makeTikStore();
+    const engine2 = await DuckDbEngine.create({ clock: () => now });
+    try {
+      rmSync(join(other.root, 'processes'), { recursive: true, force: true });
+      mkdirSync(join(other.root, 'processes', 'by-hash'), { recursive: true });
+      await engine2.reconcile([entry({ id: 'board', type: 'tik', path: other.root }, { domain_id: 'work', table: 'tickets' })]);
+      const r = await collect(engine2.execute('SELECT title, process, process_version, current, reached FROM work.tickets ORDER BY ticket'));
+      expect(r.rows).toEqual([
+        ['Printer on fire', ':support-request', 1, null, null],
+        ['Refund please', ':support-request', 1, null, null],
+        ['Locked out', ':support-request', 1, null, null],
+        ["Quote ' and ünïcode", ':support-request', 1, null, null],
+      ]);
+    } finally {
+      await engine2.close();
+      other.cleanup();
+    }
   });
 
   it('a store root that is gone is SOURCE_UNAVAILABLE naming the source', async () => {

@@ -72,8 +72,12 @@ function ticketRow(t: LoadedTicket, now: Instant): unknown[] {
   const s = t.state;
   const createdAt = s.createdAt?.ms ?? null;
   if (t.definition !== undefined && t.roles !== undefined) {
-    const st = status(t.definition, t.events, now, t.roles);
-    return [t.ticket, st.title, st.process.id, st.process.version, st.process.hash, JSON.stringify(st.current), JSON.stringify(st.reached), createdAt, s.createdBy ?? null];
+    try {
+      const st = status(t.definition, t.events, now, t.roles);
+      return [t.ticket, st.title, st.process.id, st.process.version, st.process.hash, JSON.stringify(st.current), JSON.stringify(st.reached), createdAt, s.createdBy ?? null];
+    } catch {
+      // A ticket whose stages cannot be derived degrades to what its log says; it never fails the board.
+    }
   }
   const version = typeof s.processVersion === 'bigint' ? Number(s.processVersion) : null;
   return [t.ticket, textOf(s.title), textOf(s.process), version, textOf(s.processHash), null, null, createdAt, s.createdBy ?? null];
