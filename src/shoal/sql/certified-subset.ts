@@ -86,9 +86,6 @@ export function certify(stmt: Node, dialect: DirectDialect, tables: readonly Cat
     if (t === 'subquery' && d.column_aliases?.length && dialect !== 'postgres') {
       return { ok: false, reason: `derived column lists are not certified for ${dialect} (#4)` };
     }
-    if (t === 'cte' || (t === 'select' && d.with?.recursive && dialect === 'mysql')) {
-      // recursive CTEs matched on both (#31); MariaDB's recursion limit differs but fails closed
-    }
   }
   if (dialect === 'mysql') return certifyMysqlStrings(stmt, tables);
   return { ok: true };
