@@ -11,6 +11,11 @@ export interface ContractFixture {
   readonly store: EventStore;
   /** Removes whatever the store created. */
   readonly cleanup: () => Promise<void>;
+  /**
+   * Opens a second, independent handle onto the same store (as a second process would); the
+   * suite closes it. Without it, the concurrency test runs two appends on the one handle.
+   */
+  readonly second?: () => Promise<EventStore>;
 }
 
 const T1 = '018f2f6e-7c1a-7000-8000-000000000001';
@@ -80,6 +85,61 @@ export function describeEventStoreContract(name: string, make: () => Promise<Con
         await expectCode(s.readNamedProcess('../actors'), 'store/bad-process-name');
         await expectCode(s.readProcessByHash('sha256-xyz'), 'store/bad-id');
         expect(await s.ticketIds()).toEqual([]);
+      }));
+
+    it('bytes are kept verbatim, whatever they are (no text decoding)', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 300 }), async (raw) => {
+          await withStore(make, async (s) => {
+            const id = idOf(raw);
+            expect(await s.append(T1, id, raw)).toBe(true);
+            const back = await s.eventBytes(T1, id);
+            expect(back).toBeInstanceOf(Uint8Array);
+            expect(Buffer.from(back!).equals(Buffer.from(raw))).toBe(true);
+            const listed = await s.events(T1);
+            expect(listed).toHaveLength(1);
+            expect(Buffer.from(listed[0]!.bytes).equals(Buffer.from(raw))).toBe(true);
+          });
+        }),
+        { numRuns: 10 },
+      );
+    });
+
+    it('concurrent appends of the same events from two handles store each event once', async () => {
+      const fx = await make();
+      const other = fx.second ? await fx.second() : fx.store;
+      try {
+        const all = Array.from({ length: 8 }, (_, n) => eventBytesFor(n));
+        const results = await Promise.all(
+          all.flatMap((b) => [fx.store.append(T1, idOf(b), b), other.append(T1, idOf(b), b)]),
+        );
+        for (let i = 0; i < all.length; i++) {
+          // exactly one of the two appends of an event reports it as new
+          expect([results[2 * i], results[2 * i + 1]].filter((x) => x === true)).toHaveLength(1);
+        }
+        const want = all.map((b) => idOf(b)).sort();
+        for (const h of [fx.store, other]) {
+          const got = await h.events(T1);
+          expect(got.map((e) => e.id).sort()).toEqual(want);
+          for (const e of got) expect(idOf(e.bytes)).toBe(e.id);
+        }
+      } finally {
+        if (other !== fx.store) await (other as { close?: () => Promise<void> }).close?.();
+        await fx.cleanup();
+      }
+    });
+
+    it('a bad append between good ones leaves the good ones and nothing else', () =>
+      withStore(make, async (s) => {
+        const a = eventBytesFor(1);
+        const b = eventBytesFor(2);
+        await s.append(T1, idOf(a), a);
+        await expectCode(s.append(T1, idOf(a), b), 'store/hash-mismatch');
+        await expectCode(s.append(T2, idOf(b), a), 'store/hash-mismatch');
+        await s.append(T1, idOf(b), b);
+        expect((await s.events(T1)).map((e) => e.id).sort()).toEqual([idOf(a), idOf(b)].sort());
+        expect(Buffer.from((await s.eventBytes(T1, idOf(a)))!).equals(Buffer.from(a))).toBe(true);
+        expect(await s.ticketIds()).toEqual([T1]);
       }));
 
     it('events are per ticket and unknown tickets read empty', () =>

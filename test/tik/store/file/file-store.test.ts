@@ -37,7 +37,7 @@ function tree(dir: string): string[] {
 
 describeEventStoreContract('file', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tik-contract-'));
-  return { store: await initStore(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
+  return { store: await initStore(dir), cleanup: () => rm(dir, { recursive: true, force: true }), second: async () => openFileStore(dir) };
 });
 
 describeEventStoreContract('file (hidden .tik/)', async () => {

@@ -1,0 +1,219 @@
+/**
+ * Everything a store holds beside the log (blobs, the process archive, named definitions, root
+ * witnesses, `roles.edn`, `actors`), kept in a key→bytes bag under the file store's relative
+ * paths (`tickets/<t>/blobs/<hash>`, `processes/by-hash/<hash>.edn`, `roots/<name>`, …). The memory
+ * store keeps the bag in a Map, the PostgreSQL store in a `files` table; both therefore hold the
+ * same names a file tree would, and export writes them out unchanged.
+ */
+import { CodedError } from '../../../core/errors.js';
+import {
+  allowedSignerLine,
+  fpr16,
+  parseAllowedSigners,
+  parseAnyPublicKeyLine,
+  type AllowedSigner,
+} from '../../../core/sshsig.js';
+import { isMap, readEdn } from '../../edn/index.js';
+import { TikError } from '../../errors.js';
+import { canonicalTextProblem } from '../canonical-text.js';
+import type { ActorEntry } from '../store.js';
+import {
+  ACTOR_NAME,
+  CONTENT_ID,
+  EVENT_FILE,
+  PROCESS_NAME,
+  SIDECAR_NAME,
+  checkContentId,
+  checkProcessName,
+  checkRootWitnessName,
+  checkSidecarName,
+  checkTicket,
+  sha256Id,
+} from '../store-names.js';
+
+/** A flat key→bytes map with directory-like listing. Keys are relative paths with `/`. */
+export interface FileBag {
+  get(path: string): Promise<Uint8Array | undefined>;
+  /** Stores, replacing whatever was there. */
+  put(path: string, bytes: Uint8Array): Promise<void>;
+  /** Stores only if absent; false if the key was present. */
+  create(path: string, bytes: Uint8Array): Promise<boolean>;
+  /** Names directly under `dir` (keys `dir/<name>` with no further `/`). */
+  list(dir: string): Promise<readonly string[]>;
+}
+
+const utf8 = (s: string): Uint8Array => Buffer.from(s, 'utf8');
+const text = (b: Uint8Array | undefined): string | undefined => (b === undefined ? undefined : Buffer.from(b).toString('utf8'));
+const same = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
+
+export class KeyedFiles {
+  constructor(
+    private readonly bag: FileBag,
+    /** Where the store lives, for messages. */
+    private readonly location: string,
+  ) {}
+
+  /** Replace-if-different; false if the same bytes were there. */
+  private async putIfChanged(path: string, bytes: Uint8Array): Promise<boolean> {
+    const old = await this.bag.get(path);
+    if (old !== undefined && same(old, bytes)) return false;
+    await this.bag.put(path, bytes);
+    return true;
+  }
+
+  // ── blobs ──
+  async putBlob(ticket: string, bytes: Uint8Array): Promise<string> {
+    checkTicket(ticket);
+    const hash = sha256Id(bytes);
+    await this.bag.create(`tickets/${ticket}/blobs/${hash}`, bytes);
+    return hash;
+  }
+  async readBlob(ticket: string, hash: string): Promise<Uint8Array | undefined> {
+    checkTicket(ticket);
+    checkContentId(hash, 'blob hash');
+    return this.bag.get(`tickets/${ticket}/blobs/${hash}`);
+  }
+  async blobHashes(ticket: string): Promise<readonly string[]> {
+    checkTicket(ticket);
+    return (await this.bag.list(`tickets/${ticket}/blobs`)).filter((n) => CONTENT_ID.test(n)).sort();
+  }
+  /** Tickets that hold a blob (a ticket is listed when anything of it is stored). */
+  async blobTickets(): Promise<readonly string[]> {
+    return this.bag.list('tickets');
+  }
+
+  // ── process definitions ──
+  async archiveProcess(canonicalText: string): Promise<string> {
+    const problem = canonicalTextProblem(canonicalText);
+    if (problem !== undefined) {
+      throw new TikError('store/not-canonical', `a definition to archive must be canonical: ${problem}`, {
+        where: 'processes/by-hash',
+        hint: 'archive emit(readEdn(text)), the canonical bytes the hash is taken over',
+      });
+    }
+    const hash = sha256Id(utf8(canonicalText));
+    await this.bag.create(`processes/by-hash/${hash}.edn`, utf8(canonicalText));
+    return hash;
+  }
+  async readProcessByHash(hash: string): Promise<string | undefined> {
+    checkContentId(hash, 'process hash');
+    return text(await this.bag.get(`processes/by-hash/${hash}.edn`));
+  }
+  async archivedProcessHashes(): Promise<readonly string[]> {
+    return (await this.bag.list('processes/by-hash')).flatMap((n) => {
+      const m = EVENT_FILE.exec(n);
+      return m ? [m[1]!] : [];
+    }).sort();
+  }
+  async processSidecarNames(hash: string): Promise<readonly string[]> {
+    checkContentId(hash, 'process hash');
+    return (await this.bag.list('processes/by-hash')).filter((n) => SIDECAR_NAME.exec(n)?.[1] === hash).sort();
+  }
+  async readProcessSidecar(hash: string, name: string): Promise<Uint8Array | undefined> {
+    checkContentId(hash, 'process hash');
+    checkSidecarName(name);
+    return this.bag.get(`processes/by-hash/${name}`);
+  }
+  async putProcessSidecar(hash: string, name: string, bytes: Uint8Array): Promise<boolean> {
+    checkContentId(hash, 'process hash');
+    checkSidecarName(name);
+    if (SIDECAR_NAME.exec(name)?.[1] !== hash) {
+      throw new TikError('store/bad-sidecar-name', `sidecar ${name} does not belong to ${hash}`, { where: 'processes/by-hash' });
+    }
+    return this.putIfChanged(`processes/by-hash/${name}`, bytes);
+  }
+  async readNamedProcess(name: string): Promise<string | undefined> {
+    checkProcessName(name);
+    return text(await this.bag.get(`processes/${name}.edn`));
+  }
+  async writeNamedProcess(name: string, source: string): Promise<void> {
+    checkProcessName(name);
+    const where = `processes/${name}.edn`;
+    let value;
+    try {
+      value = readEdn(source, where);
+    } catch (e) {
+      throw new TikError('store/bad-definition', `${where} would not be readable: ${e instanceof Error ? e.message : String(e)}`, {
+        where,
+        ...(e instanceof CodedError && e.position ? { position: e.position } : {}),
+        hint: 'a definition file holds one EDN map (comments allowed)',
+      });
+    }
+    if (!isMap(value)) {
+      throw new TikError('store/bad-definition', `${where} would not hold a map`, { where, hint: 'a definition file holds one EDN map' });
+    }
+    await this.bag.put(`processes/${name}.edn`, utf8(source));
+  }
+  async listProcesses(): Promise<readonly string[]> {
+    return (await this.bag.list('processes'))
+      .filter((n) => n.endsWith('.edn') && !n.endsWith('.tests.edn'))
+      .map((n) => n.slice(0, -'.edn'.length))
+      .filter((n) => PROCESS_NAME.test(n))
+      .sort();
+  }
+
+  // ── root witnesses ──
+  async rootWitnessNames(): Promise<readonly string[]> {
+    return (await this.bag.list('roots')).filter((n) => SIDECAR_NAME.exec(n)?.[2] === 'witness').sort();
+  }
+  async readRootWitness(name: string): Promise<Uint8Array | undefined> {
+    checkRootWitnessName(name);
+    return this.bag.get(`roots/${name}`);
+  }
+  async putRootWitness(name: string, bytes: Uint8Array): Promise<boolean> {
+    checkRootWitnessName(name);
+    return this.putIfChanged(`roots/${name}`, bytes);
+  }
+
+  // ── trust and membership ──
+  async readRolesRegister(): Promise<string | undefined> {
+    return text(await this.bag.get('roles.edn'));
+  }
+  async readActorsText(): Promise<string | undefined> {
+    return text(await this.bag.get('actors'));
+  }
+  async readActors(): Promise<readonly AllowedSigner[]> {
+    const t = await this.readActorsText();
+    if (t === undefined) return [];
+    try {
+      return parseAllowedSigners(t, `${this.location}/actors`);
+    } catch (e) {
+      if (e instanceof CodedError) {
+        throw new TikError('store/bad-actors', e.message, { where: e.where, position: e.position, hint: e.hint, cause: e });
+      }
+      throw e;
+    }
+  }
+  async addActor(name: string, pubkeyLine: string): Promise<ActorEntry> {
+    if (typeof name !== 'string' || !ACTOR_NAME.test(name)) {
+      throw new TikError('store/bad-actor-name', `actor name ${JSON.stringify(name)} cannot be an allowed-signers principal`, {
+        where: 'actor',
+        hint: 'an actor name has no spaces, commas or quotes and does not start with #',
+      });
+    }
+    let parsed: ReturnType<typeof parseAnyPublicKeyLine>;
+    try {
+      parsed = parseAnyPublicKeyLine(pubkeyLine);
+    } catch (e) {
+      const c = e instanceof CodedError ? e : undefined;
+      throw new TikError('store/bad-public-key', `not an SSH public key line: ${c?.message ?? String(e)}`, {
+        where: 'public key',
+        hint: c?.hint ?? 'pass the contents of an id_ed25519.pub file',
+        cause: e,
+      });
+    }
+    const line = allowedSignerLine(name, parsed, parsed.comment);
+    const entry = Object.freeze({ name, fpr16: fpr16(parsed.base64), line });
+    const current = await this.readActors(); // refuses to extend a broken file
+    if (current.some((a) => a.keyBase64 === parsed.base64 && a.principals.includes(name))) return entry;
+    const old = (await this.readActorsText()) ?? '';
+    const sep = old === '' || old.endsWith('\n') ? '' : '\n';
+    await this.bag.put('actors', utf8(`${old}${sep}${line}\n`));
+    return entry;
+  }
+
+  /** Writes a top-level file that has no verb of its own (`roles.edn`, `actors`, `processes/<x>.tests.edn`): for migrate and import. */
+  async writeSideFile(path: string, bytes: Uint8Array): Promise<void> {
+    await this.bag.put(path, bytes);
+  }
+}
