@@ -79,7 +79,10 @@ export interface EventStore {
   putProcessSidecar(hash: string, name: string, bytes: Uint8Array): Promise<boolean>;
   /** The named (mutable, hand-written) definition `processes/<name>.edn`, or undefined. */
   readNamedProcess(name: string): Promise<string | undefined>;
-  /** Writes `processes/<name>.edn` (a hand-written definition; not checked for canonical form). */
+  /**
+   * Writes `processes/<name>.edn` (a hand-written definition: comments and layout kept, not
+   * canonical). Refuses (`store/bad-definition`) text that does not read as one EDN map.
+   */
   writeNamedProcess(name: string, text: string): Promise<void>;
   /** Names of the named definitions (file stems, excluding `*.tests.edn`), sorted. */
   listProcesses(): Promise<readonly string[]>;

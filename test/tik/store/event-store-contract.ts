@@ -230,6 +230,9 @@ export function describeEventStoreContract(name: string, make: () => Promise<Con
         await s.writeNamedProcess('track', '{:process/id :track}');
         expect(await s.readNamedProcess('support-request')).toBe(';; hand written\n{:process/id :support-request}\n');
         expect(await s.listProcesses()).toEqual(['support-request', 'track']);
+        await expectCode(s.writeNamedProcess('broken', '{:process/id'), 'store/bad-definition');
+        await expectCode(s.writeNamedProcess('vector', '[1 2]'), 'store/bad-definition');
+        expect(await s.listProcesses()).toEqual(['support-request', 'track']);
       }));
   });
 }

@@ -18,6 +18,7 @@ import {
   parseAnyPublicKeyLine,
   type AllowedSigner,
 } from '../../../core/sshsig.js';
+import { isMap, readEdn } from '../../edn/index.js';
 import { TikError } from '../../errors.js';
 import type { ActorEntry, EventStore, StoredEvent } from '../store.js';
 import { canonicalTextProblem } from '../canonical-text.js';
@@ -333,6 +334,20 @@ export class FileStore implements EventStore {
 
   async writeNamedProcess(name: string, text: string): Promise<void> {
     checkProcessName(name);
+    const where = `processes/${name}.edn`;
+    let value;
+    try {
+      value = readEdn(text, where);
+    } catch (e) {
+      throw new TikError('store/bad-definition', `${where} would not be readable: ${e instanceof Error ? e.message : String(e)}`, {
+        where,
+        ...(e instanceof CodedError && e.position ? { position: e.position } : {}),
+        hint: 'a definition file holds one EDN map (comments allowed)',
+      });
+    }
+    if (!isMap(value)) {
+      throw new TikError('store/bad-definition', `${where} would not hold a map`, { where, hint: 'a definition file holds one EDN map' });
+    }
     await this.write(namedProcessPath(this.base, name), text);
   }
 
