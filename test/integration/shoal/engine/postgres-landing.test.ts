@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import fc from 'fast-check';
 import { service } from '../../../support/service.js';
 import { DuckDbEngine } from '../../../../src/shoal/engine/duckdb/duckdb-engine.js';
 import { catalogEntryFor, type CatalogEntry, type EngineSourceConfig } from '../../../../src/shoal/engine/catalog-entry.js';
@@ -153,6 +154,49 @@ describe.skipIf(postgres.skip)('PostgreSQL landed into DuckDB', () => {
     );
     const check = await collect(engine.execute(`SELECT atz = TIMESTAMPTZ '2024-01-01 08:00:00+00', span = INTERVAL '8 seconds', free = 2.666667 FROM sales.orders WHERE id = 8`));
     expect(check.rows[0]).toEqual([true, true, true]);
+  });
+
+  it('law: landing is type-faithful: every value reads back exactly as PostgreSQL prints it', async () => {
+    await db.query(`CREATE TABLE fidelity (id integer PRIMARY KEY, b bigint, d numeric(20,6), day date, at timestamp, t text, f boolean, j jsonb, r double precision)`);
+    const fid = catalogEntryFor(
+      { source_id: 'sales-pg', domain_id: 'sales', schema: 'public', table: 'fidelity' },
+      { id: 'sales-pg', type: 'postgresql', host: entries[0]?.source.host, port: entries[0]?.source.port, database: DB, username: entries[0]?.source.username, password: '${env:SHOAL_IT_PG_PASSWORD}' },
+    );
+    await engine.reconcile([...entries, fid]);
+    const row = fc.record({
+      b: fc.option(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), { nil: null }),
+      d: fc.option(fc.tuple(fc.bigInt({ min: -(10n ** 14n) + 1n, max: 10n ** 14n - 1n }), fc.nat({ max: 999_999 })).map(([i, f]) => `${i}.${String(f).padStart(6, '0')}`), { nil: null }),
+      day: fc.option(fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2199-12-31T00:00:00Z'), noInvalidDate: true }).map((x) => x.toISOString().slice(0, 10)), { nil: null }),
+      at: fc.option(fc.tuple(fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }), fc.nat({ max: 999 })).map(([x, us]) => `${x.toISOString().slice(0, 23)}${String(us).padStart(3, '0')}`), { nil: null }),
+      t: fc.option(fc.string({ unit: 'grapheme', maxLength: 12 }).map((s) => s.replace(/\0/g, '')), { nil: null }),
+      f: fc.option(fc.boolean(), { nil: null }),
+      j: fc.option(fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)), { nil: null }),
+      r: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: null }),
+    });
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 6 }), async (rows) => {
+          await db.query('TRUNCATE fidelity');
+          for (const [i, x] of rows.entries()) {
+            await db.query('INSERT INTO fidelity VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)', [i, x.b?.toString() ?? null, x.d, x.day, x.at, x.t, x.f, x.j, x.r]);
+          }
+          const landed = await collect(engine.execute('SELECT * FROM sales.fidelity ORDER BY id'));
+          const printed = (await db.query({
+            text: `SELECT id, b::text, d::text, day::text, to_char(at, 'YYYY-MM-DD HH24:MI:SS.US'), t, f, j::text, r FROM fidelity ORDER BY id`,
+            rowMode: 'array',
+            types: { getTypeParser: (oid: number) => (oid === 16 ? (v: string) => v === 't' : oid === 701 || oid === 23 ? Number : (v: string) => v) },
+          })).rows as unknown[][];
+          // DuckDB prints a timestamp's fraction without trailing zeros; to_char pads it to six digits.
+          const trimFraction = (ts: unknown) => (typeof ts === 'string' ? ts.replace(/(\.\d*[1-9])0+$/, '$1').replace(/\.0+$/, '') : ts);
+          expect(landed.rows.map((r) => [r[0], r[1], r[2], r[3], trimFraction(r[4]), r[5], r[6], r[7] === null ? null : JSON.parse(r[7] as string), r[8]])).toEqual(
+            printed.map((p) => [p[0], p[1], p[2], p[3], trimFraction(p[4]), p[5], p[6], p[7] === null ? null : JSON.parse(p[7] as string), p[8]]),
+          );
+        }),
+        { numRuns: 25 },
+      );
+    } finally {
+      await engine.reconcile(entries);
+    }
   });
 
   it('pushes projection and predicates into PostgreSQL: only matching rows are fetched', async () => {
