@@ -1,0 +1,69 @@
+/**
+ * One coordinated refresh of a `shared` MV, in the order of federation-fleet.md §1.8/§1.10: seed,
+ * claim for the versions, heartbeat every lease/3 while `build` writes an UNPUBLISHED snapshot,
+ * then the fenced commit publishes it. The refresh executor supplies `build` (write the snapshot
+ * under a fresh name, honour `signal`, return its id and row count) and `discard` (drop a snapshot
+ * that was never published). Returns the admin API's outcome.
+ */
+import { type HeartbeatOptions, startHeartbeat } from '../../core/lease/index.js';
+import type { MvDefinition, RefreshCatalog, RefreshClaim, RefreshVersions, SkipReason } from './refresh-catalog.js';
+
+export interface BuiltSnapshot {
+  readonly snapshotId: string;
+  readonly rowCount: number;
+}
+
+export interface RefreshWork {
+  /** Write the snapshot completely, unpublished; stop early when `signal` aborts (lease lost). */
+  build(claim: RefreshClaim, signal: AbortSignal): Promise<BuiltSnapshot>;
+  /** Drop an unpublished snapshot (after a refused commit or a lost lease). */
+  discard?(snapshotId: string): Promise<void>;
+}
+
+export type RefreshResult =
+  | { readonly outcome: 'refreshed'; readonly snapshotId: string; readonly rowCount: number; readonly epoch: number }
+  | { readonly outcome: 'skipped'; readonly reason: SkipReason; readonly holder: string | null }
+  | { readonly outcome: 'lost_lease'; readonly epoch: number }
+  | { readonly outcome: 'failed'; readonly error: string; readonly epoch: number };
+
+export interface RefreshRequest {
+  readonly definition: MvDefinition;
+  readonly writer: string;
+  readonly versions: RefreshVersions;
+  readonly traceId?: string;
+  readonly heartbeat?: HeartbeatOptions;
+}
+
+export async function refreshUnderLease(catalog: RefreshCatalog, request: RefreshRequest, work: RefreshWork): Promise<RefreshResult> {
+  await catalog.seed(request.definition);
+  const won = await catalog.claim(request.definition.id, request.writer, request.versions, request.traceId ? { traceId: request.traceId } : {});
+  if (!won.claimed) return { outcome: 'skipped', reason: won.reason, holder: won.holder };
+  const claim = won.claim;
+  const beat = startHeartbeat(catalog.lease, claim.grant, request.heartbeat);
+  let built: BuiltSnapshot;
+  try {
+    built = await work.build(claim, beat.signal);
+  } catch (e) {
+    await beat.stop();
+    if (beat.signal.aborted) {
+      await catalog.recordLostLease(claim, 'heartbeat found the lease lost; refresh abandoned');
+      return { outcome: 'lost_lease', epoch: claim.grant.epoch };
+    }
+    const error = (e as Error).message;
+    await catalog.release(claim, { error });
+    return { outcome: 'failed', error, epoch: claim.grant.epoch };
+  }
+  await beat.stop();
+  const current = { ...claim, grant: beat.current() };
+  if (beat.signal.aborted) {
+    await catalog.recordLostLease(current, 'heartbeat found the lease lost; snapshot not published');
+    await work.discard?.(built.snapshotId);
+    return { outcome: 'lost_lease', epoch: claim.grant.epoch };
+  }
+  const ok = await catalog.commit(current, built);
+  if (!ok) {
+    await work.discard?.(built.snapshotId);
+    return { outcome: 'lost_lease', epoch: claim.grant.epoch };
+  }
+  return { outcome: 'refreshed', snapshotId: built.snapshotId, rowCount: built.rowCount, epoch: claim.grant.epoch };
+}
