@@ -2,10 +2,13 @@ import { type CatalogModel, type ColumnConfig, type TableConfig, catalogName, qu
 import type { ColumnMask, GovernanceCatalog } from './catalog.js';
 import { type ColumnSpec, type RlsSpec, type TableSpec, createCatalog } from './static-catalog.js';
 
+/** Upstream's PROVISA_DEFAULT_ROW_LIMIT default (its docs say 100; its code says 10000). */
+export const DEFAULT_ROW_LIMIT = 10_000;
+
 export interface CatalogOptions {
   /** The relation the engine exposes for a table; default its physical three parts (upstream's exposure). */
   readonly engineName?: (table: TableConfig) => readonly string[];
-  /** Row cap for roles without `full_results` and without `max_rows` (upstream code: 10000). */
+  /** Row cap for roles without `full_results` and without `max_rows`; default 10000 (upstream's code). */
   readonly defaultRowLimit?: number;
 }
 
@@ -72,6 +75,6 @@ export function catalogFromConfig(config: CatalogModel, options: CatalogOptions 
       domainAccess: r.domain_access,
     })),
     rls,
-    ...(options.defaultRowLimit !== undefined ? { defaultRowLimit: options.defaultRowLimit } : {}),
+    defaultRowLimit: options.defaultRowLimit ?? DEFAULT_ROW_LIMIT,
   });
 }

@@ -94,3 +94,11 @@ describe('catalogFromConfig', () => {
     expect(direct.sql).toContain('"public"."orders"');
   });
 });
+
+describe('default row limit', () => {
+  it('roles without full_results or max_rows get 10000 rows unless configured', () => {
+    expect(catalogFromConfig(model).role('nobody')?.rowCap).toBe(10_000);
+    expect(catalogFromConfig(model, { defaultRowLimit: 50 }).role('nobody')?.rowCap).toBe(50);
+    expect(catalogFromConfig(model).role('admin')?.rowCap).toBeUndefined();
+  });
+});
