@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
+import fc from 'fast-check';
 import { service } from '../../../support/service.js';
 import { DuckDbEngine } from '../../../../src/shoal/engine/duckdb/duckdb-engine.js';
 import { catalogEntryFor, type CatalogEntry } from '../../../../src/shoal/engine/catalog-entry.js';
@@ -103,6 +104,47 @@ describe.skipIf(mariadb.skip)('MariaDB landed into DuckDB', () => {
       [5, 3, 'item-5', '1.25', '5000000000000', '-5', true, '2024-02-29', '2024-02-29 10:11:12.000005', '2024-03-01 00:00:00', '{"i":5}', 'n5', 0.3125, 'b',
         '\\x05\\x00', 5, 2005],
     ]);
+  });
+
+  it('law: landing is type-faithful: every value reads back exactly as MariaDB prints it', async () => {
+    await conn.query(`CREATE TABLE fidelity (id INT PRIMARY KEY, b BIGINT, ub BIGINT UNSIGNED, d DECIMAL(20,6), day DATE, at DATETIME(6), t VARCHAR(64), f TINYINT(1))
+      CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`);
+    const fid = catalogEntryFor(
+      { source_id: 'shop-maria', domain_id: 'shop', table: 'fidelity' },
+      { id: 'shop-maria', type: 'mariadb', host: entries[0]?.source.host, port: entries[0]?.source.port, database: DB, username: entries[0]?.source.username },
+    );
+    await engine.reconcile([...entries, fid]);
+    const row = fc.record({
+      b: fc.option(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), { nil: null }),
+      ub: fc.option(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), { nil: null }),
+      d: fc.option(fc.tuple(fc.bigInt({ min: -(10n ** 14n) + 1n, max: 10n ** 14n - 1n }), fc.nat({ max: 999_999 })).map(([i, f]) => `${i}.${String(f).padStart(6, '0')}`), { nil: null }),
+      day: fc.option(fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2199-12-31T00:00:00Z'), noInvalidDate: true }).map((x) => x.toISOString().slice(0, 10)), { nil: null }),
+      at: fc.option(fc.tuple(fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }), fc.nat({ max: 999 })).map(([x, us]) => `${x.toISOString().slice(0, 10)} ${x.toISOString().slice(11, 23)}${String(us).padStart(3, '0')}`), { nil: null }),
+      t: fc.option(fc.string({ unit: 'grapheme', maxLength: 12 }).map((s) => s.replace(/\0/g, '')), { nil: null }),
+      f: fc.option(fc.boolean(), { nil: null }),
+    });
+    const trimFraction = (ts: unknown) => (typeof ts === 'string' ? ts.replace(/(\.\d*[1-9])0+$/, '$1').replace(/\.0+$/, '') : ts);
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 6 }), async (rows) => {
+          await conn.query(`TRUNCATE ${DB}.fidelity`);
+          for (const [i, x] of rows.entries()) {
+            await conn.query(`INSERT INTO ${DB}.fidelity VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [i, x.b?.toString() ?? null, x.ub?.toString() ?? null, x.d, x.day, x.at, x.t, x.f === null ? null : Number(x.f)]);
+          }
+          const landed = await collect(engine.execute('SELECT * FROM shop.fidelity ORDER BY id'));
+          const [printed] = (await conn.query({
+            sql: `SELECT id, CAST(b AS CHAR), CAST(ub AS CHAR), CAST(d AS CHAR), CAST(day AS CHAR), CAST(at AS CHAR), t, f FROM ${DB}.fidelity ORDER BY id`,
+            rowsAsArray: true,
+          })) as unknown as [unknown[][]];
+          expect(landed.rows.map((r) => [r[0], r[1], r[2], r[3], r[4], trimFraction(r[5]), r[6], r[7]])).toEqual(
+            printed.map((p) => [p[0], p[1], p[2], p[3], p[4], trimFraction(p[5]), p[6], p[7] === null ? null : Number(p[7]) === 1]),
+          );
+        }),
+        { numRuns: 25 },
+      );
+    } finally {
+      await engine.reconcile(entries);
+    }
   });
 
   it('pushes projection and predicates into MariaDB: only matching rows are fetched', async () => {
