@@ -160,6 +160,14 @@ describe('bad input never crashes and never writes', () => {
     expect(await refuses(d, ['attest', id, ':x', '--body', '[1]'], 2)).toMatch(/--body must be an EDN map/);
   });
 
+  it('a malformed roles.edn is named', async () => {
+    const { d, id } = await storeWithTicket();
+    writeFileSync(join(d, 'roles.edn'), '{:triager {:members ["seb"]');
+    expect(await refuses(d, ['status', id], 1)).toMatch(/roles.edn/);
+    writeFileSync(join(d, 'roles.edn'), '[:triager]');
+    expect(await refuses(d, ['status', id], 1)).toMatch(/roles.edn is not a map/);
+  });
+
   it('no store at all', async () => {
     const d = await supportStore();
     dirs.push(d);

@@ -273,6 +273,17 @@ describe('read verbs', () => {
     expect((await tik(d, ['explain', id])).stdout).toMatch(/To reach :triaged:/);
   });
 
+  it('explain --at moves time: the escalation wait disappears once 48 hours have passed', async () => {
+    const d = await store();
+    const id = await open(d);
+    type Ex = { blocks: { stage: string; missing: { reason: string }[] }[]; reached: string[] };
+    const now = json<Ex>(await tik(d, ['explain', id, '--json']));
+    expect(now.blocks.find((b) => b.stage === ':escalated')!.missing.map((m) => m.reason)).toEqual([':time/not-elapsed']);
+    const later = json<Ex>(await tik(d, ['explain', id, '--at', '2026-07-10T10:00:00Z', '--json']));
+    expect(later.blocks.find((b) => b.stage === ':escalated')).toBeUndefined();
+    expect(later.reached).toContain(':escalated');
+  });
+
   it('log --json lists events in order with the stages each derived', async () => {
     const d = await store();
     const id = await triaged(d);
