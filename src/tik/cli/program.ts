@@ -16,9 +16,11 @@ import { registerNew } from './commands/new.js';
 import { registerNext } from './commands/next.js';
 import { registerRecur } from './commands/recur.js';
 import { registerRetract } from './commands/retract.js';
+import { registerServe } from './commands/serve.js';
 import { registerSet } from './commands/set.js';
 import { registerSign } from './commands/sign.js';
 import { registerStatus } from './commands/status.js';
+import { registerSync } from './commands/sync.js';
 import { registerTest } from './commands/test.js';
 import { registerVerify } from './commands/verify.js';
 
@@ -61,6 +63,8 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerVerify,
     registerSign,
     registerActor,
+    registerServe,
+    registerSync,
   ]) {
     register(program, ctx);
   }

@@ -1,0 +1,70 @@
+import type { EventStore } from '../store/store.js';
+import { httpTransport } from '../sync/http-transport.js';
+import { syncWith, type SyncReport } from '../sync/sync-session.js';
+import type { SyncTransport } from '../sync/transport.js';
+
+export interface AntiEntropyLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/**
+ * Periodic anti-entropy: every `intervalMs`, sync (pull and push) with each peer in turn. Rounds
+ * never overlap; a failed peer is logged and retried next round. No state is kept between rounds:
+ * a restarted replica simply reconciles again.
+ */
+export class AntiEntropy {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  /** Completed rounds (each round visits every peer). */
+  rounds = 0;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly peers: readonly string[],
+    private readonly intervalMs: number,
+    private readonly log: AntiEntropyLog,
+    private readonly transport: (url: string) => SyncTransport = (url) => httpTransport(url),
+  ) {}
+
+  start(): void {
+    if (this.peers.length === 0) return;
+    const tick = (): void => {
+      if (this.stopped) return;
+      this.running = this.round().then(
+        () => undefined,
+        () => undefined,
+      );
+      void this.running.finally(() => {
+        this.running = undefined;
+        if (!this.stopped) this.timer = setTimeout(tick, this.intervalMs);
+      });
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  /** One pass over every peer; returns each peer's report or error message. */
+  async round(): Promise<Record<string, SyncReport | string>> {
+    const out: Record<string, SyncReport | string> = {};
+    for (const peer of this.peers) {
+      if (this.stopped) break;
+      try {
+        const r = await syncWith(this.store, this.transport(peer));
+        out[peer] = r;
+        if (r.pulled + r.pushed > 0) this.log.info({ peer, rounds: r.rounds, pulled: r.pulled, pushed: r.pushed }, 'anti-entropy synced');
+      } catch (e) {
+        out[peer] = (e as Error).message;
+        this.log.warn({ peer, error: (e as Error).message }, 'anti-entropy: peer sync failed');
+      }
+    }
+    this.rounds++;
+    return out;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+}

@@ -1,0 +1,4 @@
+/** `tik serve`: the HTTP replica (read/write API, sync endpoints, /health, board) and anti-entropy. */
+export { buildTikServer, type TikServer, type TikServerOptions } from './tik-server.js';
+export { AntiEntropy } from './anti-entropy.js';
+export { WRITE_VERBS } from './api-routes.js';

@@ -1,0 +1,39 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { CodedError } from '../../core/errors.js';
+import type { EventStore } from '../store/store.js';
+import { SYNC_PATHS } from '../sync/http-transport.js';
+import { SyncResponder } from '../sync/responder.js';
+import type { ReconcileOptions } from '../sync/reconciler.js';
+
+/** The largest sync request body a replica accepts (a push bundle). */
+export const SYNC_BODY_LIMIT = 512 * 1024 * 1024;
+
+/** Sync error codes that are the peer's fault (400); anything else is ours (500). */
+const PEER_FAULT = /^sync\/(truncated|bad-message|bad-bundle|refused|version|too-large|bad-id|bad-ticket)$/;
+
+/**
+ * `POST /sync/v1/reconcile|fetch|push` (application/octet-stream): the stateless responder side
+ * of sync. Byte layouts: docs/tik-sync.md.
+ */
+export function syncRoutes(store: EventStore, options: ReconcileOptions = {}) {
+  const responder = new SyncResponder(store, { frameSizeLimit: 1 << 20, ...options });
+  return async function plugin(app: FastifyInstance): Promise<void> {
+    app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: SYNC_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    const handle = async (res: FastifyReply, f: () => Promise<Uint8Array | object>): Promise<unknown> => {
+      try {
+        const out = await f();
+        if (out instanceof Uint8Array) return res.type('application/octet-stream').send(Buffer.from(out.buffer, out.byteOffset, out.length));
+        return res.send(out);
+      } catch (e) {
+        if (e instanceof CodedError) {
+          return res.code(PEER_FAULT.test(e.code) ? 400 : 500).send({ error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } });
+        }
+        throw e;
+      }
+    };
+    const bodyOf = (b: unknown): Uint8Array => (b instanceof Uint8Array ? b : new Uint8Array(0));
+    app.post(SYNC_PATHS.reconcile, (req, res) => handle(res, () => responder.reconcile(bodyOf(req.body))));
+    app.post(SYNC_PATHS.fetch, (req, res) => handle(res, () => responder.fetch(bodyOf(req.body))));
+    app.post(SYNC_PATHS.push, (req, res) => handle(res, () => responder.push(bodyOf(req.body))));
+  };
+}

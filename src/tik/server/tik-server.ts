@@ -1,0 +1,55 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { EventStore } from '../store/store.js';
+import { AntiEntropy } from './anti-entropy.js';
+import { apiRoutes } from './api-routes.js';
+import { boardPage } from './board-page.js';
+import { syncRoutes } from './sync-routes.js';
+import { SYNC_BODY_LIMIT } from './sync-routes.js';
+import type { VerbEnv } from './run-verb.js';
+
+export interface TikServerOptions {
+  /** The store's root directory (what `tik --root` takes). */
+  readonly root: string;
+  /** The same store, opened, for the sync endpoints. */
+  readonly store: EventStore;
+  /** Passed to the in-process verbs: TIK_KEY signs writes; TIK_NOW fixes the clock (tests). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Peer base URLs for anti-entropy. */
+  readonly peers?: readonly string[];
+  /** Seconds between anti-entropy rounds. Default 10. */
+  readonly intervalSeconds?: number;
+  /** pino logging to stderr (default off; `tik serve` turns it on). */
+  readonly logger?: boolean;
+}
+
+export interface TikServer {
+  readonly app: FastifyInstance;
+  readonly antiEntropy: AntiEntropy;
+  close(): Promise<void>;
+}
+
+/**
+ * `tik serve`: a stateless, writable HTTP replica over one store — the read and write API, the
+ * sync endpoints, `/health` and a board page — plus periodic anti-entropy with its peers. It keeps
+ * no cache: every read derives from the store as it is now, whatever wrote to it.
+ */
+export async function buildTikServer(options: TikServerOptions): Promise<TikServer> {
+  const app = Fastify({ logger: options.logger ? { level: 'info', stream: process.stderr } : false, bodyLimit: SYNC_BODY_LIMIT });
+  const v: VerbEnv = { root: options.root, env: options.env ?? {} };
+  await app.register(syncRoutes(options.store));
+  await app.register(apiRoutes(v));
+  await app.register(boardPage(v));
+  app.get('/health', async () => ({ status: 'ok', store: options.store.kind, peers: options.peers ?? [] }));
+  const antiEntropy = new AntiEntropy(options.store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, {
+    info: (o, m) => app.log.info(o, m),
+    warn: (o, m) => app.log.warn(o, m),
+  });
+  return {
+    app,
+    antiEntropy,
+    close: async () => {
+      await antiEntropy.stop();
+      await app.close();
+    },
+  };
+}
