@@ -31,6 +31,9 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   REGISTRY_UNAVAILABLE: 503,
   REGISTRY_VERSION: 503,
   ENGINE_UNAVAILABLE: 503,
+  ENGINE_EXTENSION_UNAVAILABLE: 503,
+  SOURCE_QUERY_FAILED: 502,
+  SOURCE_TYPE_MISMATCH: 502,
 };
 
 export function httpStatusFor(e: unknown): number {
