@@ -97,7 +97,7 @@ describe('storeRoot', () => {
       ),
       { numRuns: 25 },
     );
-  });
+  }, 120_000);
 
   it('reads the corpus in place without writing', async () => {
     const store = openFileStore(join(CORPUS, 'sweep-order-negation'));

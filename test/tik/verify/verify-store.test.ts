@@ -127,7 +127,7 @@ describe('verify: L0 integrity', () => {
       { numRuns: 40 },
     );
     expect((await verifyStore(b.store)).ok).toBe(true);
-  });
+  }, 120_000);
 
   it('a renamed file fails: its name is not its hash, and its child loses a parent', async () => {
     const b = await built();
@@ -534,9 +534,9 @@ describe('law: bad input never crashes verify or a load, and never writes', () =
           b.cleanup();
         }
       }),
-      { numRuns: 60 },
+      { numRuns: 50 },
     );
-  });
+  }, 180_000);
 });
 
 describe('root witnesses', () => {
