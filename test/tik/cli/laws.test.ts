@@ -1,10 +1,12 @@
-import { cpSync, readdirSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emit } from '../../../src/tik/edn/index.js';
-import { Keyword, type EdnValue } from '../../../src/tik/edn/value.js';
-import { cleanup, json, supportStore, tempDir, tik } from './harness.js';
+import { emit, readEdn } from '../../../src/tik/edn/index.js';
+import { isMap, Keyword, type EdnValue } from '../../../src/tik/edn/value.js';
+import { parseProcess, resolveRoles } from '../../../src/tik/kernel/index.js';
+import { SimTicket } from '../../../src/tik/testing/sim-ticket.js';
+import { cleanup, CONFORMANCE, json, supportStore, tempDir, tik } from './harness.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(cleanup));
@@ -89,5 +91,47 @@ describe('laws at the command line', () => {
     expect(x).toBe(y);
     union(copy, d);
     expect(readdirSync(join(d, 'tickets', id, 'events'))).toHaveLength(2);
+  });
+});
+
+describe('the command line and the in-memory runner agree', () => {
+  it('the same intents through tik set/retract/dispute and through the Gherkin ticket derive the same stages (property)', async () => {
+    const def = parseProcess(readEdn(readFileSync(join(CONFORMANCE, 'processes/support-request.edn'), 'utf8')));
+    const register = readEdn(readFileSync(join(CONFORMANCE, 'roles.edn'), 'utf8'));
+    const roles = resolveRoles(def, isMap(register) ? register : undefined);
+    const op = fc.record({
+      kind: fc.constantFrom('set', 'retract', 'dispute'),
+      actor: fc.constantFrom('seb', 'billing', 'rando'),
+      key: fc.constantFrom('category', 'severity', 'resolution.ref', 'customer.ack'),
+      value: fc.constantFrom('technical', 'billing', 'high', 'true', 'abcdef123456'),
+    });
+    const d = await supportStore();
+    dirs.push(d);
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 6 }), async (ops) => {
+        const env = { TIK_NOW: '2026-01-01T00:00:00Z' };
+        const id = (await tik(d, ['new', 'support-request'], env)).stdout.trim();
+        const sim = new SimTicket(def, roles, { creator: 'seb' });
+        for (const o of ops) {
+          const path = o.key.split('.').map((s) => Keyword.of(s));
+          if (o.kind === 'set') {
+            await tik(d, ['--actor', o.actor, 'set', id, `${o.key}=${o.value}`], env);
+            const raw = o.key === 'resolution.ref';
+            sim.assert(o.actor, path, raw ? o.value : o.value === 'true' ? true : Keyword.of(o.value));
+          } else if (o.kind === 'retract') {
+            await tik(d, ['--actor', o.actor, 'retract', id, o.key], env);
+            sim.retract(o.actor, path);
+          } else {
+            await tik(d, ['--actor', o.actor, 'dispute', id, o.key], env);
+            sim.dispute(o.actor, path, 'disputed');
+          }
+        }
+        const at = new Date(sim.now.ms).toISOString();
+        const s = json<Status>(await tik(d, ['status', id, '--at', at, '--json'], env));
+        expect(s.reached).toEqual([...sim.reached()].sort());
+        expect(s.current).toEqual([...sim.current()].sort());
+      }),
+      { numRuns: 12 },
+    );
   });
 });
