@@ -1,0 +1,114 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { openFileStore } from '../../../src/tik/store/file/open-file-store.js';
+import { buildTikServer, type TikServer } from '../../../src/tik/server/index.js';
+import { encodeBundle, httpTransport, syncWith } from '../../../src/tik/sync/index.js';
+import { T0, cleanup, snapshot, supportStore, tik } from '../cli/harness.js';
+
+const dirs: string[] = [];
+const servers: TikServer[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.close();
+  dirs.forEach(cleanup);
+});
+
+async function replica(peers: string[] = []): Promise<{ dir: string; server: TikServer }> {
+  const dir = await supportStore();
+  dirs.push(dir);
+  const server = await buildTikServer({ root: dir, store: await openFileStore(dir), env: { TIK_NOW: T0, HOME: dir }, peers });
+  servers.push(server);
+  return { dir, server };
+}
+
+const json = <T = Record<string, unknown>>(body: string): T => JSON.parse(body) as T;
+
+describe('tik serve', () => {
+  it('writes through the API and reads the same JSON as the CLI, seeing CLI writes at once (no stale cache)', async () => {
+    const { dir, server } = await replica();
+    const created = await server.app.inject({ method: 'POST', url: '/api/new', payload: { args: ['support-request', '--title', 'printer on fire'], actor: 'seb' } });
+    expect(created.statusCode).toBe(200);
+    const ticket = json<{ ticket: string }>(created.body).ticket;
+    const set = await server.app.inject({ method: 'POST', url: '/api/set', payload: { args: [ticket, 'category=technical'], actor: 'seb' } });
+    expect(set.statusCode).toBe(200);
+    expect(json<{ events: { type: string }[] }>(set.body).events.map((e) => e.type)).toEqual([':fact/assert']);
+
+    const viaApi = await server.app.inject({ method: 'GET', url: `/api/status/${ticket}` });
+    expect(viaApi.statusCode).toBe(200);
+    const viaCli = await tik(dir, ['status', ticket, '--json']);
+    expect(json(viaApi.body)).toEqual(json(viaCli.stdout));
+    expect(json<{ facts: Record<string, { value: string }> }>(viaApi.body).facts.category!.value).toBe(':technical');
+
+    // a write by the CLI to the same store is visible to the very next read
+    expect((await tik(dir, ['set', ticket, 'priority=high'])).code).toBe(0);
+    const after = json<{ facts: Record<string, { value: string }> }>((await server.app.inject({ method: 'GET', url: `/api/status/${ticket}` })).body);
+    expect(after.facts.priority!.value).toBe(':high');
+
+    for (const url of [`/api/explain/${ticket}`, `/api/log/${ticket}`, '/api/next', '/api/ls?all=true']) {
+      const r = await server.app.inject({ method: 'GET', url });
+      expect(r.statusCode, url).toBe(200);
+      const verb = url.split('/')[2]!.split('?')[0]!;
+      const cli = await tik(dir, [verb, ...(url.includes(ticket) ? [ticket] : []), ...(url.includes('all') ? ['--all'] : []), '--json']);
+      expect(json(r.body), url).toEqual(json(cli.stdout));
+    }
+    const board = await server.app.inject({ method: 'GET', url: '/' });
+    expect(board.headers['content-type']).toMatch(/text\/html/);
+    expect(board.body).toContain('printer on fire');
+    expect(json((await server.app.inject({ method: 'GET', url: '/health' })).body)).toMatchObject({ status: 'ok' });
+  });
+
+  it('refuses bad API input with a coded error and a status', async () => {
+    const { server } = await replica();
+    const unknown = await server.app.inject({ method: 'GET', url: '/api/status/ffffffff' });
+    expect(unknown.statusCode).toBe(404);
+    expect(json<{ error: { code: string } }>(unknown.body).error.code).toBe('ticket/unknown');
+    const verb = await server.app.inject({ method: 'POST', url: '/api/attach', payload: { args: ['x', '/etc/passwd'] } });
+    expect([verb.statusCode, json<{ error: { code: string } }>(verb.body).error.code]).toEqual([404, 'server/unknown-verb']);
+    const opt = await server.app.inject({ method: 'POST', url: '/api/new', payload: { args: ['support-request', '--root', '/tmp'] } });
+    expect([opt.statusCode, json<{ error: { code: string } }>(opt.body).error.code]).toEqual([400, 'server/bad-option']);
+    const usage = await server.app.inject({ method: 'POST', url: '/api/set', payload: { args: [] } });
+    expect(usage.statusCode).toBe(400);
+  });
+
+  it('syncs over HTTP, refuses tampered or truncated pushes without touching the store, and runs anti-entropy', async () => {
+    const a = await replica();
+    const addr = await a.server.app.listen({ port: 0, host: '127.0.0.1' });
+    const created = json<{ ticket: string }>((await a.server.app.inject({ method: 'POST', url: '/api/new', payload: { args: ['support-request'], actor: 'seb' } })).body);
+    await a.server.app.inject({ method: 'POST', url: '/api/set', payload: { args: [created.ticket, 'category=technical'], actor: 'seb' } });
+
+    const b = await replica([addr]);
+    const r = await syncWith(await openFileStore(b.dir), httpTransport(addr));
+    expect(r.pulled).toBe(2);
+    const statusA = (await tik(a.dir, ['status', created.ticket, '--json'])).stdout;
+    expect((await tik(b.dir, ['status', created.ticket, '--json'])).stdout).toBe(statusA);
+
+    // B writes; B's anti-entropy pushes to A
+    expect((await tik(b.dir, ['set', created.ticket, 'priority=high'])).code).toBe(0);
+    const round = await b.server.antiEntropy.round();
+    expect(round[addr]).toMatchObject({ pushed: 1, pulled: 0 });
+    expect((await tik(a.dir, ['status', created.ticket, '--json'])).stdout).toBe((await tik(b.dir, ['status', created.ticket, '--json'])).stdout);
+
+    // a peer sending altered bytes or a cut-off body is refused; A's files are unchanged
+    const before = snapshot(a.dir);
+    const storeB = await openFileStore(b.dir);
+    const [first] = await storeB.events(created.ticket);
+    const tampered = encodeBundle({
+      processes: [],
+      blobs: [],
+      sidecars: [],
+      events: [{ ticket: created.ticket, id: first!.id.replace(/.$/, (c) => (c === '0' ? '1' : '0')), bytes: first!.bytes }],
+    });
+    for (const [body, code] of [
+      [tampered, 'sync/refused'],
+      [tampered.subarray(0, tampered.length - 10), 'sync/truncated'],
+    ] as const) {
+      const res = await fetch(`${addr}/sync/v1/push`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe(code);
+    }
+    const garbage = await fetch(`${addr}/sync/v1/reconcile`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Uint8Array.of(0x61, 0, 9) });
+    expect(garbage.status).toBe(400);
+    expect(snapshot(a.dir)).toEqual(before);
+
+    // an unreachable peer is a clear error, not a crash
+    await expect(syncWith(storeB, httpTransport('http://127.0.0.1:1'))).rejects.toThrow(/cannot reach http:\/\/127\.0\.0\.1:1\//);
+  });
+});
