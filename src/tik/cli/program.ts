@@ -23,6 +23,9 @@ import { registerStatus } from './commands/status.js';
 import { registerSync } from './commands/sync.js';
 import { registerTest } from './commands/test.js';
 import { registerVerify } from './commands/verify.js';
+import { registerStoreMigrate } from './commands/store-migrate.js';
+import { registerExport } from './commands/export.js';
+import { registerImport } from './commands/import.js';
 
 /**
  * The `tik` commander program. Output goes through the context's IO; commander's own exits are
@@ -65,6 +68,9 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerActor,
     registerServe,
     registerSync,
+    registerStoreMigrate,
+    registerExport,
+    registerImport,
   ]) {
     register(program, ctx);
   }

@@ -3,6 +3,7 @@ import { isCodedError } from '../../core/errors.js';
 import type { CliIo } from './io.js';
 import { CliContext } from './context.js';
 import { buildTikProgram } from './program.js';
+import { closeRunStores } from './store-access.js';
 
 /** Exit codes of the `tik` command. */
 export const EXIT = Object.freeze({ ok: 0, failure: 1, usage: 2 });
@@ -36,5 +37,7 @@ export async function runTik(argv: readonly string[], io: CliIo): Promise<number
     if (io.env.TIK_DEBUG && e instanceof Error && e.stack) io.err(`${e.stack}\n`);
     else io.err('  hint: this is a bug in tik; set TIK_DEBUG=1 to see where it happened\n');
     return EXIT.failure;
+  } finally {
+    await closeRunStores(ctx); // SQL stores hold connections
   }
 }

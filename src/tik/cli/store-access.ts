@@ -13,7 +13,9 @@ import {
   type TikEvent,
 } from '../kernel/index.js';
 import { discoverRoot } from '../store/file/discover.js';
-import { initStore, openFileStore } from '../store/file/open-file-store.js';
+import { initStore } from '../store/file/open-file-store.js';
+import { closeStore, initSqliteStore, openStore as openStoreAt } from '../store/open-store.js';
+import { isPostgresUrl } from '../store/postgres/postgres-store.js';
 import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
 import { sha256Id } from '../store/store-names.js';
@@ -32,14 +34,45 @@ export function discoverStoreRoot(cwd: string, env: Readonly<Record<string, stri
   return discoverRoot(cwd, env);
 }
 
-/** Open the store at the run's root. */
+/** The run's store: `--root`/`TIK_ROOT` as a `postgresql://` URL, else the root directory. */
+export function storeTarget(ctx: CliContext): string {
+  const raw = ctx.globals().root ?? ctx.io.env.TIK_ROOT;
+  return raw !== undefined && isPostgresUrl(raw) ? raw : ctx.root();
+}
+
+/** Stores opened during a run, closed by `closeRunStores` when the run ends (SQL stores hold connections). */
+const opened = new WeakMap<CliContext, EventStore[]>();
+
+/** Track a store opened for this run so that `closeRunStores` releases it. */
+export function trackStore<S extends EventStore>(ctx: CliContext, store: S): S {
+  const list = opened.get(ctx) ?? [];
+  list.push(store);
+  opened.set(ctx, list);
+  return store;
+}
+
+/** Open the store at the run's root (file, SQLite or PostgreSQL: see store/open-store.ts). */
 export async function openStore(ctx: CliContext): Promise<EventStore> {
-  return openFileStore(ctx.root());
+  return trackStore(ctx, await openStoreAt(storeTarget(ctx)));
+}
+
+/** Release every store this run opened (called once by `runTik`). */
+export async function closeRunStores(ctx: CliContext): Promise<void> {
+  const list = opened.get(ctx) ?? [];
+  opened.delete(ctx);
+  for (const s of list) await closeStore(s).catch(() => undefined);
 }
 
 /** `tik init`: create a file store; returns its directory. */
 export async function initFileStore(root: string, options: { hidden: boolean }): Promise<string> {
   const store = await initStore(root, { hidden: options.hidden });
+  return store.location;
+}
+
+/** `tik init --sqlite`: create a SQLite store (`tik.db`); returns the database path. */
+export async function initSqliteFileStore(root: string, options: { hidden: boolean }): Promise<string> {
+  const store = await initSqliteStore(root, { hidden: options.hidden });
+  await store.close();
   return store.location;
 }
 

@@ -56,13 +56,13 @@ describe('tik init', () => {
     expect(existsSync(join(d, 'tickets'))).toBe(false);
   });
 
-  it('--sqlite says truthfully that the SQLite store arrives in part 2, with a usage exit', async () => {
+  it('--sqlite creates a SQLite store (tik.db, no tickets/)', async () => {
     const d = tempDir();
     dirs.push(d);
     const r = await tik(d, ['init', '--sqlite']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/part 2/);
-    expect(readdirSync(d)).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(readdirSync(d).filter((n) => !n.startsWith('tik.db-')).sort()).toEqual(['processes', 'tik.db']);
+    expect(existsSync(join(d, 'tickets'))).toBe(false);
   });
 });
 

@@ -48,7 +48,8 @@ const same = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Bu
 
 export class KeyedFiles {
   constructor(
-    private readonly bag: FileBag,
+    /** The bag itself: migrate and export read and write the side files through it. */
+    readonly bag: FileBag,
     /** Where the store lives, for messages. */
     private readonly location: string,
   ) {}

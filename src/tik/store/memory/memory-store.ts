@@ -168,6 +168,10 @@ export class MemoryStore implements EventStore {
   addActor(name: string, pubkeyLine: string): Promise<ActorEntry> {
     return this.files.addActor(name, pubkeyLine);
   }
+  /** Everything beside the log, by relative path (migrate, export, import). */
+  sideFiles(): FileBag {
+    return this.files.bag;
+  }
   /** Writes `roles.edn`, `actors` or `processes/<x>.tests.edn` verbatim (migrate, import). */
   writeSideFile(path: string, bytes: Uint8Array): Promise<void> {
     return this.files.writeSideFile(path, bytes);

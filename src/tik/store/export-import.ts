@@ -1,0 +1,117 @@
+/**
+ * `tik export <dir>` and `tik import <dir>` (tik-model.md §8.1): moving a store's contents through
+ * a plain file tree in upstream's layout, whatever the backend on either side.
+ *
+ * Export writes (or adds to) a file store at `dir`. Import first checks the whole tree — every
+ * event file's bytes hash to its name and parse as an event of the ticket whose directory holds
+ * it, every blob and archived definition hashes to its name, every sidecar names an event of its
+ * ticket — and writes nothing if anything is wrong; then it appends events with their sidecars
+ * and blobs, adds content-addressed definitions, and adds the side files the target lacks (it
+ * never replaces the target's `roles.edn`, `actors` or named definitions). Bytes are kept
+ * verbatim (upstream re-emits parsed events; for a canonical file that is the same bytes, and a
+ * file that is not canonical does not hash to its name). Importing twice changes nothing.
+ */
+import { parseEvent } from '../kernel/index.js';
+import { TikError } from '../errors.js';
+import { detectLayout } from './file/discover.js';
+import { FileStore } from './file/file-store.js';
+import { initStore } from './file/open-file-store.js';
+import { blobHashesOf, copyStore, diskBag, type CopyCounts, type CopyOptions } from './migrate.js';
+import type { EventStore } from './store.js';
+import { SIDECAR_NAME, sha256Id } from './store-names.js';
+import { CodedError } from '../../core/errors.js';
+
+/** Writes everything in `source` to a file tree at `dir` (created if needed; added to if it is one). */
+export async function exportStore(source: EventStore, dir: string, options: CopyOptions = {}): Promise<CopyCounts> {
+  const target = await initStore(dir, { durable: false });
+  if (source instanceof FileStore && source.base === target.base) {
+    throw new TikError('store/export-onto-itself', `cannot export the store at ${dir} onto itself`, { where: dir, hint: 'export to a new directory' });
+  }
+  return copyStore(source, target, { ...options, sideFiles: 'all' });
+}
+
+/** One thing wrong with a tree to import. */
+export interface ImportProblem {
+  readonly file: string;
+  readonly message: string;
+}
+
+/** Opens a file tree for import: it must be a file store (visible or under `.tik/`). */
+export function openImportTree(dir: string): FileStore {
+  const layout = detectLayout(dir);
+  if (layout.kind !== 'file') {
+    throw new TikError('import/not-a-tree', `${layout.root} is not a tik file tree (no tickets/ directory)`, {
+      where: layout.root,
+      hint: 'import a directory written by tik export (or a file store); for a SQLite store use tik store migrate',
+    });
+  }
+  return new FileStore(layout.base, { durable: false });
+}
+
+/** Everything that would make importing `tree` wrong; empty when it can be imported. */
+export async function checkImportTree(tree: FileStore): Promise<readonly ImportProblem[]> {
+  const problems: ImportProblem[] = [];
+  const bag = diskBag(tree.base);
+  for (const t of await tree.ticketIds()) {
+    const dir = `tickets/${t}/events`;
+    let ids = new Set<string>();
+    try {
+      const events = await tree.events(t);
+      ids = new Set(events.map((e) => e.id));
+      for (const e of events) {
+        const file = `${dir}/${e.id}.edn`;
+        const actual = sha256Id(e.bytes);
+        if (actual !== e.id) {
+          problems.push({ file, message: `its bytes hash to ${actual}, not to its name` });
+          continue;
+        }
+        try {
+          const ev = parseEvent(Buffer.from(e.bytes).toString('utf8'), e.id, file);
+          if (ev.ticket.text !== t) problems.push({ file, message: `it is an event of ticket ${ev.ticket.text}, not of ${t}` });
+        } catch (err) {
+          problems.push({ file, message: err instanceof Error ? err.message : String(err) });
+        }
+      }
+    } catch (err) {
+      problems.push({ file: dir, message: err instanceof CodedError ? err.message : String(err) });
+    }
+    for (const name of await tree.sidecarNames(t)) {
+      const id = SIDECAR_NAME.exec(name)![1]!;
+      if (!ids.has(id)) problems.push({ file: `${dir}/${name}`, message: `a sidecar of ${id}, which is not an event of this ticket` });
+    }
+    for (const hash of await blobHashesOf(tree, t)) {
+      const b = await tree.readBlob(t, hash);
+      if (b !== undefined && sha256Id(b) !== hash) {
+        problems.push({ file: `tickets/${t}/blobs/${hash}`, message: `its bytes hash to ${sha256Id(b)}, not to its name` });
+      }
+    }
+  }
+  for (const hash of await tree.archivedProcessHashes()) {
+    const file = `processes/by-hash/${hash}.edn`;
+    const b = await bag.get(file);
+    if (b !== undefined && sha256Id(b) !== hash) problems.push({ file, message: `its bytes hash to ${sha256Id(b)}, not to its name` });
+  }
+  return problems;
+}
+
+/**
+ * Imports the file tree at `dir` into `target`: checks the whole tree first (nothing is written if
+ * any file is wrong: `import/bad-tree`), then appends. Returns what was copied; `newEvents` is 0
+ * on a second import of the same tree.
+ */
+export async function importTree(dir: string, target: EventStore, options: CopyOptions = {}): Promise<CopyCounts> {
+  const tree = openImportTree(dir);
+  if (target instanceof FileStore && target.base === tree.base) {
+    throw new TikError('store/import-onto-itself', `cannot import the store at ${dir} into itself`, { where: dir });
+  }
+  const problems = await checkImportTree(tree);
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 5).map((p) => `\n  ${p.file}: ${p.message}`).join('');
+    const more = problems.length > 5 ? `\n  … and ${problems.length - 5} more` : '';
+    throw new TikError('import/bad-tree', `${dir}: ${problems.length} file(s) cannot be imported; nothing was written${shown}${more}`, {
+      where: `${dir}/${problems[0]!.file}`,
+      hint: 'an event file must hold the exact bytes its name hashes; restore the files from a replica or leave them out',
+    });
+  }
+  return copyStore(tree, target, { ...options, sideFiles: 'missing' });
+}
