@@ -21,4 +21,14 @@ export type { Clock } from './current-time.js';
 export type { Route, RouteOptions } from './route.js';
 export type { OutputColumn } from './output-columns.js';
 export type { SessionVars } from './session-vars.js';
-export { checkDeterminism, type DeterminismIssue, type DeterminismReport } from './determinism.js';
+export {
+  admitMaterializedView,
+  checkDeterminism,
+  checkViewDeterminism,
+  type DeterminismIssue,
+  type DeterminismOptions,
+  type DeterminismReport,
+  type DeterminismVerdict,
+  type MvAdmission,
+  type MvConsistencyTier,
+} from './determinism.js';

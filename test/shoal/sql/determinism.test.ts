@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkDeterminism } from '../../../src/shoal/sql/index.js';
+import { admitMaterializedView, checkDeterminism, checkViewDeterminism } from '../../../src/shoal/sql/index.js';
 
 const codes = (sql: string) => checkDeterminism(sql).issues.map((i) => i.code);
 
@@ -55,5 +55,138 @@ describe('checkDeterminism (study §7)', () => {
     expect(r.issues[0]?.code).toBe('VOLATILE');
     expect(() => checkDeterminism('DELETE FROM t')).toThrow(expect.objectContaining({ code: 'SQL_NOT_SELECT' }));
     expect(() => checkDeterminism('SELEC 1')).toThrow(expect.objectContaining({ code: 'SQL_SYNTAX' }));
+  });
+});
+
+/** Rejected view SQL, one row per rule of federation-fleet.md §3.1 and blind spot of §3.3, with the rule's code. */
+const REJECTED: readonly (readonly [string, string])[] = [
+  // §3.1 volatile functions (upstream's list), call and keyword forms
+  ['SELECT now() AS t FROM t', 'VOLATILE'],
+  ['SELECT current_timestamp AS t FROM t', 'VOLATILE'],
+  ['SELECT CURRENT_TIMESTAMP(3) AS t FROM t', 'VOLATILE'],
+  ['SELECT current_date AS d FROM t', 'VOLATILE'],
+  ['SELECT current_time AS d FROM t', 'VOLATILE'],
+  ['SELECT localtimestamp AS d FROM t', 'VOLATILE'],
+  ['SELECT localtime AS d FROM t', 'VOLATILE'],
+  ['SELECT random() AS r FROM t', 'VOLATILE'],
+  ['SELECT rand() AS r FROM t', 'VOLATILE'],
+  ['SELECT uuid() AS u FROM t', 'VOLATILE'],
+  ['SELECT gen_random_uuid() AS u FROM t', 'VOLATILE'],
+  ['SELECT uuid_generate_v4() AS u FROM t', 'VOLATILE'],
+  ['SELECT newid() AS u FROM t', 'VOLATILE'],
+  ['SELECT sysdate() AS u FROM t', 'VOLATILE'],
+  ['SELECT getdate() AS u FROM t', 'VOLATILE'],
+  ['SELECT a FROM t WHERE created_at > NOW()', 'VOLATILE'],
+  // §3.1 unordered LIMIT anywhere
+  ['SELECT a FROM t LIMIT 5', 'LIMIT_NO_ORDER'],
+  ['SELECT a FROM (SELECT a FROM t LIMIT 3) s ORDER BY a', 'LIMIT_NO_ORDER'],
+  ['WITH c AS (SELECT a FROM t LIMIT 3) SELECT a FROM c', 'LIMIT_NO_ORDER'],
+  // §3.3 blind spots
+  ['SELECT a FROM t UNION SELECT b FROM u LIMIT 3', 'LIMIT_NO_ORDER'],
+  ['SELECT a FROM t EXCEPT SELECT b FROM u FETCH FIRST 3 ROWS ONLY', 'LIMIT_NO_ORDER'],
+  ['SELECT a FROM t OFFSET 10', 'LIMIT_NO_ORDER'],
+  ['SELECT a, b FROM t ORDER BY a LIMIT 5', 'LIMIT_ORDER_NOT_TOTAL'],
+  ['SELECT a, b FROM t UNION ALL SELECT c, d FROM u ORDER BY 1 LIMIT 5', 'LIMIT_ORDER_NOT_TOTAL'],
+  ['SELECT a, sum(b) AS s FROM t GROUP BY a ORDER BY s LIMIT 3', 'LIMIT_ORDER_NOT_TOTAL'],
+  ['SELECT clock_timestamp() AS t FROM t', 'VOLATILE'],
+  ['SELECT statement_timestamp() AS t FROM t', 'VOLATILE'],
+  ['SELECT transaction_timestamp() AS t FROM t', 'VOLATILE'],
+  ['SELECT timeofday() AS t FROM t', 'VOLATILE'],
+  ['SELECT setseed(0.5) AS s FROM t', 'VOLATILE'],
+  ['SELECT random(10) AS r FROM t', 'VOLATILE'],
+  ['SELECT current_user AS u FROM t', 'VOLATILE'],
+  ['SELECT session_user AS u FROM t', 'VOLATILE'],
+  ['SELECT user AS u FROM t', 'VOLATILE'],
+  ['SELECT current_role AS u FROM t', 'VOLATILE'],
+  ["SELECT a FROM t WHERE region = current_setting('provisa.user_region')", 'VOLATILE'],
+  ["SELECT nextval('s') AS id FROM t", 'VOLATILE'],
+  ['SELECT count(*) AS n FROM t TABLESAMPLE SYSTEM (10)', 'SAMPLE'],
+  ['SELECT row_number() OVER () AS r, a FROM t', 'WINDOW_NO_ORDER'],
+  ['SELECT lead(a) OVER (PARTITION BY b) AS r FROM t', 'WINDOW_NO_ORDER'],
+  ['SELECT array_agg(a) AS xs FROM t', 'AGG_ORDER'],
+  ["SELECT string_agg(a, ',') AS xs FROM t", 'AGG_ORDER'],
+  ['SELECT json_agg(a) AS xs FROM t', 'AGG_ORDER'],
+  ["SELECT listagg(a, ',') AS xs FROM t", 'AGG_ORDER'],
+  ['SELECT arbitrary(a) AS x FROM t', 'ARBITRARY'],
+  ['SELECT any_value(a) AS x FROM t GROUP BY b', 'ARBITRARY'],
+  ['SELECT DISTINCT ON (a) a, b FROM t', 'DISTINCT_ON_NO_ORDER'],
+  ["SELECT http_get('https://example.com/rates') AS body FROM t", 'EXTERNAL_CALL'],
+  ['SELECT udfs.score(a) AS s FROM t', 'EXTERNAL_CALL'],
+];
+
+/** Admitted view SQL for every rule's near miss. */
+const ADMITTED: readonly string[] = [
+  'SELECT a, b FROM t',
+  "SELECT a FROM t WHERE created_at > TIMESTAMP '2026-01-01 00:00:00'",
+  'SELECT a, b FROM t ORDER BY a, b LIMIT 5',
+  'SELECT a, b FROM t ORDER BY b DESC, 1 LIMIT 5',
+  'SELECT a, sum(b) AS s FROM t GROUP BY a ORDER BY a LIMIT 3',
+  'SELECT a AS x FROM t ORDER BY x LIMIT 3',
+  'SELECT a FROM t UNION SELECT b FROM u ORDER BY 1 LIMIT 3',
+  'SELECT a FROM t ORDER BY a OFFSET 10',
+  'SELECT a FROM (SELECT a FROM t ORDER BY a LIMIT 3) s',
+  'SELECT sum(a) OVER () AS total, a FROM t',
+  'SELECT row_number() OVER (ORDER BY a) AS r, a FROM t',
+  'SELECT array_agg(a ORDER BY a) AS xs FROM t',
+  "SELECT string_agg(a, ',' ORDER BY a) AS xs FROM t",
+  'SELECT DISTINCT ON (a) a, b FROM t ORDER BY a, b',
+  'SELECT "user" AS u FROM t',
+  'SELECT t.user AS u FROM t',
+  'SELECT lower(a) AS l, coalesce(b, 0) AS c, count(*) AS n FROM t GROUP BY lower(a), coalesce(b, 0)',
+  'WITH c AS (SELECT a FROM t) SELECT a FROM c',
+];
+
+describe('view determinism, both tiers (federation-fleet.md §3)', () => {
+  it.each(REJECTED)('%s is non-deterministic (%s): distributed rejected, shared admitted with the reason', (sql, code) => {
+    const v = checkViewDeterminism(sql);
+    expect(v.ok).toBe(false);
+    expect(v.issues.map((i) => i.code)).toContain(code);
+    expect(v.reason).toMatch(/^non-deterministic/);
+    const distributed = admitMaterializedView('distributed', sql);
+    expect(distributed).toMatchObject({ ok: false, deterministic: false });
+    expect(distributed.reason).toContain('never converge');
+    expect(distributed.reason).toContain("use consistency 'shared'");
+    const shared = admitMaterializedView('shared', sql);
+    expect(shared).toMatchObject({ ok: true, deterministic: false });
+    expect(shared.reason).toContain(v.reason);
+  });
+
+  it.each(ADMITTED)('%s is deterministic: admitted on both tiers', (sql) => {
+    expect(checkViewDeterminism(sql)).toEqual({ ok: true, reason: null, issues: [] });
+    expect(admitMaterializedView('distributed', sql)).toEqual({ ok: true, deterministic: true, reason: 'deterministic' });
+    expect(admitMaterializedView('shared', sql)).toEqual({ ok: true, deterministic: true, reason: 'deterministic' });
+  });
+
+  it.each(['SELEC a FROM t', 'SELECT a FROM', 'DELETE FROM t', 'SELECT 1; SELECT 2', 'not sql at all', ''])(
+    'fails closed on %j: it cannot be parsed as one query',
+    (sql) => {
+      const v = checkViewDeterminism(sql);
+      expect(v.ok).toBe(false);
+      expect(v.reason).toMatch(/^view_sql cannot be parsed/);
+      expect(admitMaterializedView('distributed', `${sql} `.trim() || 'SELEC')).toMatchObject({ ok: false });
+    },
+  );
+
+  it('a join-pattern MV (empty view_sql) is deterministic by construction', () => {
+    expect(admitMaterializedView('distributed', '')).toMatchObject({ ok: true, deterministic: true });
+    expect(admitMaterializedView('distributed', null)).toMatchObject({ ok: true, deterministic: true });
+  });
+
+  it('the tier is a closed set', () => {
+    expect(() => admitMaterializedView('local' as 'shared', 'SELECT 1')).toThrow(expect.objectContaining({ code: 'MV_BAD_CONSISTENCY' }));
+  });
+
+  it('an ORDER BY on a declared unique key is total', () => {
+    const sql = 'SELECT id, name FROM customers ORDER BY id LIMIT 10';
+    expect(checkViewDeterminism(sql).issues.map((i) => i.code)).toEqual(['LIMIT_ORDER_NOT_TOTAL']);
+    const uniqueKeys = (t: string) => (t === 'customers' ? [['id']] : []);
+    expect(checkViewDeterminism(sql, { uniqueKeys }).ok).toBe(true);
+    expect(checkViewDeterminism('SELECT id, name FROM customers ORDER BY name LIMIT 10', { uniqueKeys }).ok).toBe(false);
+    expect(checkViewDeterminism('SELECT c.id, o.n FROM customers c JOIN orders o ON o.c = c.id ORDER BY c.id LIMIT 10', { uniqueKeys }).ok).toBe(false);
+  });
+
+  it('the reason names the first issue and where it is', () => {
+    expect(checkViewDeterminism('SELECT a,\n  array_agg(b) AS r FROM t').reason).toMatch(/^non-deterministic \(AGG_ORDER\): array_agg\(\).* at line 2, column \d+$/);
+    expect(checkViewDeterminism('SELECT random() AS r FROM t').reason).toBe('non-deterministic (VOLATILE): random changes between runs');
   });
 });
