@@ -1,11 +1,17 @@
 import { ShoalError } from '../errors.js';
 import { ALLOWED_FUNCTIONS, ALLOWED_LITERALS, ALLOWED_NODES, FORBIDDEN_NODE } from './allowlist.js';
-import { type Node, QUERY_TYPES, allNodes, dataOf, positionOf, typeOf } from './ast-node.js';
+import { type Node, QUERY_TYPES, allNodes, dataOf, offsetToPosition, positionOf, typeOf } from './ast-node.js';
 
-const at = (n: Node, sql?: string) => {
-  const p = positionOf(n, sql);
+const at = (n: Node, sql?: string, word?: string) => {
+  const p = positionOf(n, sql) ?? (sql && word ? wordPosition(sql, word) : undefined);
   return p ? { position: p } : {};
 };
+
+/** Where a name first appears in the text, for nodes the parser gives no span (function calls). */
+function wordPosition(sql: string, word: string): { line: number; column: number } | undefined {
+  const m = new RegExp(`(^|[^A-Za-z0-9_])(${word.replace(/[^A-Za-z0-9_]/g, '')})\\s*\\(`, 'i').exec(sql);
+  return m ? offsetToPosition(sql, [...sql.slice(0, m.index + m[1]!.length)].length) : undefined;
+}
 
 /**
  * The statement guard: a read-only query and nothing else, anywhere in the tree (DML hidden in a
@@ -29,6 +35,12 @@ export function validateStatement(stmt: Node, sql?: string): void {
     if (t === 'select' && d.locks?.length) {
       throw new ShoalError('SQL_NOT_SELECT', 'FOR UPDATE / FOR SHARE locking clauses are not accepted', { ...at(n, sql), hint: 'drop the locking clause' });
     }
+    if (/^(parameter|placeholder|session_parameter)$/.test(t)) {
+      throw new ShoalError('SQL_UNSUPPORTED', 'query parameters and server variables ($1, ?, @@x) are not supported', {
+        ...at(n, sql),
+        hint: "write the value as a literal, or read a session variable with current_setting('provisa.<var>')",
+      });
+    }
     if (FORBIDDEN_NODE.test(t)) {
       throw new ShoalError('SQL_NOT_SELECT', `'${t}' is not allowed anywhere in a query`, {
         ...at(n, sql),
@@ -43,7 +55,7 @@ export function validateStatement(stmt: Node, sql?: string): void {
     }
     if ((t === 'function' || t === 'aggregate_function') && !ALLOWED_FUNCTIONS.has(String(d.name).toLowerCase())) {
       throw new ShoalError('SQL_FUNCTION_NOT_ALLOWED', `function ${String(d.name)}() is not allowed`, {
-        ...at(n, sql),
+        ...at(n, sql, String(d.name)),
         hint: 'only deterministic, side-effect-free functions on the allowlist may be called',
       });
     }
