@@ -53,7 +53,7 @@ export function apiRoutes(v: VerbEnv) {
             type: 'object',
             required: ['args'],
             additionalProperties: false,
-            properties: { args: { type: 'array', items: { type: 'string' }, maxItems: 256 }, actor: { type: 'string', minLength: 1 } },
+            properties: { args: { type: 'array', items: { type: 'string' }, maxItems: 4096 }, actor: { type: 'string', minLength: 1 } },
           },
         },
       },

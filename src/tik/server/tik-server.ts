@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { EventStore } from '../store/store.js';
 import { AntiEntropy } from './anti-entropy.js';
 import { apiRoutes } from './api-routes.js';
@@ -36,6 +36,14 @@ export interface TikServer {
 export async function buildTikServer(options: TikServerOptions): Promise<TikServer> {
   const app = Fastify({ logger: options.logger ? { level: 'info', stream: process.stderr } : false, bodyLimit: SYNC_BODY_LIMIT });
   const v: VerbEnv = { root: options.root, env: options.env ?? {} };
+  // Every error answer has one shape: {error: {code, message, hint?}}; never a stack trace.
+  app.setErrorHandler((err: FastifyError, _req, res) => {
+    const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) app.log.error(err);
+    return res.code(status).send({
+      error: status === 500 ? { code: 'server/internal', message: 'internal error', hint: 'see the replica’s log' } : { code: 'server/bad-request', message: err.message },
+    });
+  });
   await app.register(syncRoutes(options.store));
   await app.register(apiRoutes(v));
   await app.register(boardPage(v));
