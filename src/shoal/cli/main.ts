@@ -8,6 +8,7 @@ import { isCodedError } from '../../core/errors.js';
 import { packageVersion } from '../../core/version.js';
 import { registerConfigCheck } from './commands/config-check.js';
 import { registerDemo } from './commands/demo.js';
+import { registerMvCheck } from './commands/mv-check.js';
 import { registerQuery } from './commands/query.js';
 import { registerServe } from './commands/serve.js';
 
@@ -23,6 +24,7 @@ export function buildShoalProgram(): Command {
   registerServe(program);
   registerQuery(program);
   registerConfigCheck(program);
+  registerMvCheck(program);
   return program;
 }
 

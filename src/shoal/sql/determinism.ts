@@ -205,6 +205,8 @@ export interface DeterminismVerdict {
   readonly ok: boolean;
   readonly reason: string | null;
   readonly issues: readonly DeterminismIssue[];
+  /** False when the SQL is not one parseable query (then no tier admits it). */
+  readonly parsed: boolean;
 }
 
 /**
@@ -218,12 +220,12 @@ export function checkViewDeterminism(sql: string, options: DeterminismOptions = 
     report = checkDeterminism(sql, options);
   } catch (e) {
     const message = e instanceof ShoalError ? e.message : 'the parser failed';
-    return { ok: false, reason: `view_sql cannot be parsed (${message})`, issues: [] };
+    return { ok: false, reason: `view_sql cannot be parsed (${message})`, issues: [], parsed: false };
   }
   const first = report.issues[0];
-  if (!first) return { ok: true, reason: null, issues: [] };
+  if (!first) return { ok: true, reason: null, issues: [], parsed: true };
   const at = first.position ? ` at line ${first.position.line}, column ${first.position.column}` : '';
-  return { ok: false, reason: `non-deterministic (${first.code}): ${first.message}${at}`, issues: report.issues };
+  return { ok: false, reason: `non-deterministic (${first.code}): ${first.message}${at}`, issues: report.issues, parsed: true };
 }
 
 export type MvConsistencyTier = 'shared' | 'distributed';
@@ -236,8 +238,8 @@ export interface MvAdmission {
 }
 
 /**
- * Admission of a materialized view by tier (law S4). `shared` is always admitted (one copy, so
- * non-determinism cannot make instances disagree; the reason notes it). `distributed` is admitted
+ * Admission of a materialized view by tier (law S4). `shared` admits any parseable query (one copy,
+ * so non-determinism cannot make instances disagree; the reason notes it). `distributed` is admitted
  * only for deterministic SQL: per-instance copies of anything else would never converge. An empty
  * view_sql (a join-pattern MV) is deterministic by construction.
  */
@@ -247,8 +249,10 @@ export function admitMaterializedView(consistency: MvConsistencyTier, viewSql: s
       hint: "use consistency 'shared' (the default) or 'distributed'",
     });
   }
-  const v = !viewSql || viewSql.trim() === '' ? { ok: true, reason: null } : checkViewDeterminism(viewSql, options);
+  const v = !viewSql || viewSql.trim() === '' ? { ok: true, reason: null, parsed: true } : checkViewDeterminism(viewSql, options);
   if (v.ok) return { ok: true, deterministic: true, reason: 'deterministic' };
+  // fail closed: SQL that is not one parseable query is admitted by no tier
+  if (!v.parsed) return { ok: false, deterministic: false, reason: v.reason ?? 'view_sql cannot be parsed' };
   if (consistency === 'shared') {
     return { ok: true, deterministic: false, reason: `admitted as shared (one snapshot for every instance), though ${v.reason}` };
   }

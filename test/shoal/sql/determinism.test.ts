@@ -152,7 +152,7 @@ describe('view determinism, both tiers (federation-fleet.md §3)', () => {
   });
 
   it.each(ADMITTED)('%s is deterministic: admitted on both tiers', (sql) => {
-    expect(checkViewDeterminism(sql)).toEqual({ ok: true, reason: null, issues: [] });
+    expect(checkViewDeterminism(sql)).toEqual({ ok: true, reason: null, issues: [], parsed: true });
     expect(admitMaterializedView('distributed', sql)).toEqual({ ok: true, deterministic: true, reason: 'deterministic' });
     expect(admitMaterializedView('shared', sql)).toEqual({ ok: true, deterministic: true, reason: 'deterministic' });
   });
@@ -163,7 +163,10 @@ describe('view determinism, both tiers (federation-fleet.md §3)', () => {
       const v = checkViewDeterminism(sql);
       expect(v.ok).toBe(false);
       expect(v.reason).toMatch(/^view_sql cannot be parsed/);
-      expect(admitMaterializedView('distributed', `${sql} `.trim() || 'SELEC')).toMatchObject({ ok: false });
+      const text = sql || 'SELEC';
+      expect(admitMaterializedView('distributed', text)).toMatchObject({ ok: false, deterministic: false });
+      expect(admitMaterializedView('shared', text)).toMatchObject({ ok: false, deterministic: false });
+      expect(admitMaterializedView('shared', text).reason).toMatch(/^view_sql cannot be parsed/);
     },
   );
 
