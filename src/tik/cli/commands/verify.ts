@@ -6,8 +6,8 @@ import { openStore } from '../store-access.js';
 
 /**
  * `tik verify [id] [--json]`: the verify ladder per ticket — L0 bytes, names, schema, parents,
- * one root; L1 signatures against `actors`; L2 the pin resolves and derivation succeeds — plus the
- * store-wide archive check. Exit 0 only if every ticket passes.
+ * one root; L1 signatures against `actors`; L2 the pin resolves and derivation succeeds; L3 head
+ * witnesses — plus the store-wide archive check. Exit 0 only if every ticket passes.
  */
 export function registerVerify(program: Command, ctx: CliContext): void {
   program
@@ -29,7 +29,7 @@ function renderVerify(report: VerifyReport): string {
   const lines: string[] = [];
   for (const t of report.tickets) {
     lines.push(`${t.ok ? 'ok  ' : 'FAIL'} ${t.ticket}`);
-    for (const level of ['L0', 'L1', 'L2'] as const) {
+    for (const level of ['L0', 'L1', 'L2', 'L3'] as const) {
       for (const p of t.levels[level].problems) lines.push(`     ${level} ${p.code}: ${p.message}`);
     }
   }
