@@ -123,7 +123,12 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
   // 5. output names: alias every top-level expression with the name PostgreSQL gives it, so
   // every route returns the same column names (DuckDB would say count_star(), MySQL count(*))
   const ctx = { governed, ctes: collectCtes(stmt) };
-  const columns = queryOutputs(stmt, ctx) ?? [];
+  const columns = queryOutputs(stmt, ctx);
+  if (!columns) {
+    throw new ShoalError('SQL_UNSUPPORTED', 'the result columns of this query cannot be determined (a * over a source of unknown shape)', {
+      hint: 'list the result columns explicitly instead of *',
+    });
+  }
   aliasTopLevel(stmt, ctx);
 
   // 6. the role's row cap

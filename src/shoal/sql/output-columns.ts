@@ -72,6 +72,11 @@ export function queryOutputs(q: Node, ctx: OutputContext): OutputColumn[] | unde
   const d = dataOf(q);
   if (t === 'subquery' || t === 'paren') return queryOutputs(d.this, ctx);
   if (t === 'union' || t === 'intersect' || t === 'except') return queryOutputs(d.left, ctx);
+  if (t === 'values') {
+    // PostgreSQL names VALUES columns column1, column2, …
+    const first: Node[] = d.expressions?.[0]?.expressions ?? dataOf(d.expressions?.[0] ?? {})?.expressions ?? [];
+    return first.map((_, i) => ({ name: `column${i + 1}` }));
+  }
   if (t !== 'select') return undefined;
   const governed = ctx.governed.get(q);
   const sources: { qualifier: string | undefined; cols: OutputColumn[] | undefined; using: string[] }[] = [];
@@ -95,6 +100,7 @@ export function queryOutputs(q: Node, ctx: OutputContext): OutputColumn[] | unde
       }
     } else if (nt === 'values') cols = aliases.map((name) => ({ name }));
     else if (nd?.alias) cols = [{ name: identName(nd.alias)! }];
+    else if (nt === 'function') cols = [{ name: String(nd.name).toLowerCase() }]; // FROM f(…) names its column f
     if (cols && aliases.length) cols = cols.map((c, i) => (i < aliases.length ? { name: aliases[i]!, ...(c.type ? { type: c.type } : {}) } : c));
     sources.push({ qualifier: identName(nd?.alias) ?? (nt === 'table' ? identName(nd.name) : undefined), cols, using });
   };

@@ -238,3 +238,15 @@ describe('current time', () => {
     expect(p.columns.map((c) => c.type)).toEqual(['timestamp', 'date', 'timestamp']);
   });
 });
+
+describe('result columns of set-returning sources', () => {
+  const cols = (sql: string) => planQuery({ sql, role: 'admin' }, catalog).columns.map((c) => c.name);
+  it('are named as PostgreSQL names them', () => {
+    expect(cols('SELECT * FROM generate_series(1, 3)')).toEqual(['generate_series']);
+    expect(cols('SELECT * FROM generate_series(1, 3) AS g')).toEqual(['g']);
+    expect(cols("SELECT * FROM (VALUES (1, 'a'), (2, 'b')) v")).toEqual(['column1', 'column2']);
+    expect(cols("SELECT * FROM (VALUES (1, 'a')) AS v(x, y)")).toEqual(['x', 'y']);
+    expect(cols('SELECT * FROM unnest(ARRAY[1, 2]) AS u')).toEqual(['u']);
+    expect(cols('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) SELECT * FROM n')).toEqual(['i']);
+  });
+});
