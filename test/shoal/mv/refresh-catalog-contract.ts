@@ -229,6 +229,61 @@ export function refreshCatalogContract(name: string, open: () => Promise<SqlClie
       expect(await hooked.get(mv.id)).toMatchObject({ writer: null, status: 'stale', snapshotId: 'snap-1' });
     });
 
+    it('three instances refreshing the same MV at the same moment: exactly one refreshes, the others skip; one log row per version', async () => {
+      const others = [await open(), await open()];
+      try {
+        const catalogs = [catalog, ...(await Promise.all(others.map((o) => RefreshCatalog.open(o, { clock, leaseMs: LEASE }))))];
+        const builds: string[] = [];
+        const round = (version: string) =>
+          Promise.all(
+            catalogs.map((c, i) =>
+              refreshUnderLease(c, { definition: mv, writer: `I${i}`, versions: v(version), heartbeat: { schedule: () => () => undefined } }, {
+                build: async (claim) => {
+                  builds.push(`${claim.grant.writer}:${version}`);
+                  return { snapshotId: `${version}-${claim.grant.writer}`, rowCount: 1 };
+                },
+              }),
+            ),
+          );
+        for (const version of ['v1', 'v2']) {
+          const results = await round(version);
+          expect(results.filter((r) => r.outcome === 'refreshed')).toHaveLength(1);
+          expect(results.filter((r) => r.outcome === 'skipped')).toHaveLength(2);
+        }
+        // the same versions again: nobody refreshes
+        expect((await round('v2')).every((r) => r.outcome === 'skipped')).toBe(true);
+        expect(builds.map((b) => b.split(':')[1])).toEqual(['v1', 'v2']);
+        const log = await catalog.log(mv.id);
+        expect(log.filter((e) => e.outcome === 'refreshed').map((e) => e.inputVersion)).toEqual(['v2', 'v1']);
+        expect(log.filter((e) => e.outcome === 'skipped')).toHaveLength(7);
+      } finally {
+        await Promise.all(others.map((o) => o.close()));
+      }
+    });
+
+    it('a heartbeat that finds the lease lost aborts the build; nothing is published or released', async () => {
+      const pending: (() => void)[] = [];
+      let stolen = false;
+      const r = await refreshUnderLease(
+        catalog,
+        { definition: mv, writer: 'A', versions: v('v1'), heartbeat: { schedule: (fn) => (pending.push(fn), () => undefined) } },
+        {
+          build: async (_claim, signal) => {
+            await at(T0 + LEASE + 5);
+            const b = await catalog.claim(mv.id, 'B', v('v1'));
+            stolen = b.claimed;
+            pending.shift()!();
+            await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+            throw signal.reason as Error;
+          },
+        },
+      );
+      expect(stolen).toBe(true);
+      expect(r).toEqual({ outcome: 'lost_lease', epoch: 1 });
+      expect(await catalog.get(mv.id)).toMatchObject({ writer: 'B', status: 'refreshing', snapshotId: null, leaseEpoch: 2 });
+      expect((await catalog.log(mv.id))[0]).toMatchObject({ outcome: 'lost_lease', writer: 'A', leaseEpoch: 1 });
+    });
+
     it('a disabled MV is never claimed', async () => {
       await catalog.seed({ ...mv, enabled: false });
       expect(await catalog.claim(mv.id, 'A', v('v1'))).toMatchObject({ claimed: false, reason: 'disabled' });
