@@ -2,8 +2,9 @@
  * The CLI on a PostgreSQL store (`--root postgresql://…?schema=…`): every verb works on it, its
  * derivations equal the file store's, and `store migrate` file → postgres → file keeps every byte.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { service } from '../../../support/service.js';
 import { cleanup, snapshot, tempDir, tik } from '../../../tik/cli/harness.js';
@@ -99,5 +100,21 @@ describe.skipIf(postgres.skip)('tik on a PostgreSQL store', () => {
     const s = await PostgresStore.open(pg);
     expect(await s.ticketIds()).toEqual([]);
     await s.close();
+  });
+
+  it('the compiled tik exits by itself after a command on a PostgreSQL store (its connections are closed)', async () => {
+    const [fileRoot, tickets] = await fileStoreWithScenario();
+    const pg = pgRoot();
+    await run(fileRoot, ['--root', pg, 'import', fileRoot]);
+    const r = spawnSync(process.execPath, [resolve(process.cwd(), 'dist/src/tik/cli/main.js'), 'status', tickets[0]!, '--json'], {
+      cwd: fileRoot,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { PATH: process.env.PATH, HOME: fileRoot, TIK_ROOT: pg, TIK_NOW: '2026-07-08T10:00:00Z', TIK_ACTOR: 'seb' },
+    });
+    expect(r.error).toBeUndefined(); // not killed by the timeout
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ticket: tickets[0] });
   });
 });
