@@ -15,7 +15,7 @@
  *   collect the dead writer's unpublished artifacts) before the new holder starts.
  * - Every outcome (refreshed, skipped, lost_lease, failed, reclaimed) appends a `mv_refresh_log` row.
  */
-import { type DbClock, FencedLease, LEASE_NOW, type LeaseGrant, databaseClock } from '../../core/lease/index.js';
+import { type DbClock, FencedLease, LEASE_NOW, type LeaseGrant, type LeaseState, databaseClock } from '../../core/lease/index.js';
 import type { SqlClient, SqlExecutor, SqlValue } from '../../core/sql/sql-client.js';
 import { ShoalError } from '../errors.js';
 import { canonicalJson } from '../registry/canonical-json.js';
@@ -198,6 +198,28 @@ export class RefreshCatalog {
 
   async list(): Promise<MvRow[]> {
     return (await this.db.query(`SELECT * FROM materialized_views ORDER BY id`)).map(toRow);
+  }
+
+  /**
+   * Enabled MVs whose interval has elapsed on the database clock (or that were never refreshed)
+   * and that no live lease holds: what a scheduling loop should try to claim. Being due is only a
+   * hint; the claim decides, and dedups on versions.
+   */
+  async due(): Promise<MvRow[]> {
+    const now = this.clock.sql(this.db.dialect);
+    const rows = await this.db.query(
+      `SELECT * FROM materialized_views WHERE enabled = ?
+         AND (last_refresh_at_ms IS NULL OR last_refresh_at_ms + refresh_interval * 1000 <= ${now})
+         AND (writer IS NULL OR lease_until_ms IS NULL OR lease_until_ms <= ${now})
+       ORDER BY id`,
+      [true],
+    );
+    return rows.map(toRow);
+  }
+
+  /** The MV's lease as the database sees it now (holder, epoch, end, and whether it is live). */
+  async leaseState(id: string): Promise<LeaseState | null> {
+    return this.lease.state(id);
   }
 
   /** Try to become the MV's single writer for these versions (and log a skip when not). */

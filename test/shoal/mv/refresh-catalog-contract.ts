@@ -284,6 +284,27 @@ export function refreshCatalogContract(name: string, open: () => Promise<SqlClie
       expect((await catalog.log(mv.id))[0]).toMatchObject({ outcome: 'lost_lease', writer: 'A', leaseEpoch: 1 });
     });
 
+    it('due lists enabled MVs past their interval on the database clock and not under a live lease', async () => {
+      await catalog.seed({ ...mv, refreshInterval: 60 });
+      await catalog.seed({ ...mv, id: `${mv.id}-off`, enabled: false });
+      const ids = async () => (await catalog.due()).map((r) => r.id).filter((id) => id.startsWith(mv.id));
+      try {
+        expect(await ids()).toEqual([mv.id]);
+        const a = await catalog.claim(mv.id, 'A', v('v1'));
+        if (!a.claimed) throw new Error('claim lost');
+        expect(await ids()).toEqual([]);
+        expect(await catalog.leaseState(mv.id)).toMatchObject({ writer: 'A', live: true, epoch: 1, untilMs: T0 + LEASE });
+        await at(T0 + 1_000);
+        await catalog.commit(a.claim, { rowCount: 1, snapshotId: 's1' });
+        await at(T0 + 60_999);
+        expect(await ids()).toEqual([]);
+        await at(T0 + 61_000);
+        expect(await ids()).toEqual([mv.id]);
+      } finally {
+        await db.run('DELETE FROM materialized_views WHERE id = ?', [`${mv.id}-off`]);
+      }
+    });
+
     it('a disabled MV is never claimed', async () => {
       await catalog.seed({ ...mv, enabled: false });
       expect(await catalog.claim(mv.id, 'A', v('v1'))).toMatchObject({ claimed: false, reason: 'disabled' });
