@@ -21,7 +21,8 @@ export function prng(seed: number): () => number {
 }
 
 export const REGIONS = ['EU', 'US', 'APAC'] as const;
-const TIERS = ['gold', 'silver', 'bronze', null] as const;
+// 'GOLD' next to 'gold': a case-insensitive collation would merge them (MySQL's default does)
+const TIERS = ['gold', 'silver', 'bronze', 'GOLD', null] as const;
 
 /** The governed tables: customers (40 rows across 3 regions) and payments (80 rows). */
 export function salesData(seed = 7): Table[] {

@@ -42,6 +42,7 @@ type Runner = (sql: string) => Promise<string[]>;
 const TYPES: Record<string, Record<string, string>> = {
   postgres: { integer: 'integer', varchar: 'varchar(200)', date: 'date', decimal: 'numeric(15,2)' },
   mysql: { integer: 'INT', varchar: 'VARCHAR(200) COLLATE utf8mb4_bin', date: 'DATE', decimal: 'DECIMAL(15,2)' },
+  'mysql-ci': { integer: 'INT', varchar: 'VARCHAR(200)', date: 'DATE', decimal: 'DECIMAL(15,2)' },
   sqlite: { integer: 'INTEGER', varchar: 'TEXT', date: 'TEXT', decimal: 'REAL' },
 };
 const ddl = (t: Table, dialect: string, qualified: string) =>
@@ -144,6 +145,25 @@ describe.skipIf(mariadb.skip)('MariaDB', () => {
     };
     return { run, close: async () => { await c.query(`DROP DATABASE IF EXISTS ${SCHEMA}`); await c.end(); } };
   }, 20);
+});
+
+describe.skipIf(mariadb.skip)('MariaDB, default collation', () => {
+  // case-insensitive strings: only queries that compare, group or order no string may run directly
+  suite('mariadb (utf8mb4_general_ci)', { id: 'sales-maria-ci', type: 'mariadb' }, `${SCHEMA}_ci`, async () => {
+    const db = `${SCHEMA}_ci`;
+    const c = await mysql.createConnection({ uri: mariadb.url!, dateStrings: true, multipleStatements: false });
+    await c.query(`DROP DATABASE IF EXISTS ${db}`);
+    await c.query(`CREATE DATABASE ${db} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci`);
+    for (const t of data) {
+      await c.query(ddl(t, 'mysql-ci', `${db}.${t.name}`));
+      await c.query(insert(t, `${db}.${t.name}`));
+    }
+    const run: Runner = async (sql) => {
+      const [rows] = await c.query({ sql, rowsAsArray: true });
+      return canon(rows as unknown[][]);
+    };
+    return { run, close: async () => { await c.query(`DROP DATABASE IF EXISTS ${db}`); await c.end(); } };
+  }, 10);
 });
 
 describe('SQLite file', () => {
