@@ -6,10 +6,12 @@ import { Reconciler, type ReconcileOptions } from './reconciler.js';
 import { indexStore } from './store-index.js';
 
 /**
- * The responder side of sync over one store, with no per-peer state: each call reads the store
- * afresh, so writes arriving by any path between rounds are simply part of the next answer.
+ * The responder side of sync over one store, with no per-peer state: each reconcile reads the
+ * store afresh, so writes arriving by any path between rounds are simply part of the next answer.
  */
 export class SyncResponder {
+  private ticketOf: ReadonlyMap<string, string> | undefined;
+
   constructor(
     readonly store: EventStore,
     private readonly options: ReconcileOptions = {},
@@ -22,8 +24,10 @@ export class SyncResponder {
 
   async fetch(request: Uint8Array): Promise<Uint8Array> {
     const ids = decodeIdList(request);
-    const index = await indexStore(this.store);
-    return encodeBundle(await collectBundle(this.store, index.ticketOf, ids));
+    // Where an id lives never changes (ids are content addresses, stores are append-only), so the
+    // last index answers lookups; an id it does not know triggers one fresh read of the store.
+    if (this.ticketOf === undefined || ids.some((id) => !this.ticketOf!.has(id))) this.ticketOf = (await indexStore(this.store)).ticketOf;
+    return encodeBundle(await collectBundle(this.store, this.ticketOf, ids));
   }
 
   async push(bundle: Uint8Array): Promise<ReceiveSummary> {

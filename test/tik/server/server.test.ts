@@ -108,6 +108,19 @@ describe('tik serve', () => {
     expect(garbage.status).toBe(400);
     expect(snapshot(a.dir)).toEqual(before);
 
+    // `tik sync URL` from a third store: pulls everything, then a second run is one round trip
+    const c = await supportStore();
+    dirs.push(c);
+    const once = await tik(c, ['sync', addr, '--json']);
+    expect(once.code).toBe(0);
+    expect(json<{ pulled: number; pushed: number }>(once.stdout)).toMatchObject({ pulled: 3, pushed: 0 });
+    expect(once.stderr).toMatch(/reconciled in \d+ round trip\(s\): 3 to pull, 0 to push/);
+    const second = await tik(c, ['sync', addr]);
+    expect(second.stdout).toBe(`synced with ${addr}: pulled 0, pushed 0 (1 round trip(s), 21 reconciliation bytes)\n`);
+    expect((await tik(c, ['sync', addr, '--pull', '--push'])).code).toBe(2);
+    const bad = await tik(c, ['sync', 'ftp://x']);
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringMatching(/^tik: sync\/bad-url: a peer URL must be http or https/)]);
+
     // an unreachable peer is a clear error, not a crash
     await expect(syncWith(storeB, httpTransport('http://127.0.0.1:1'))).rejects.toThrow(/cannot reach http:\/\/127\.0\.0\.1:1\//);
   });
