@@ -7,6 +7,7 @@
  * bytes are stored verbatim. Every argument is checked before the first statement runs.
  */
 import type { SqlClient } from '../../../core/sql/sql-client.js';
+import { TikError } from '../../errors.js';
 import type { StoredEvent } from '../store.js';
 import { checkBytesMatch, checkContentId, checkSidecarName, checkTicket } from '../store-names.js';
 
@@ -54,7 +55,17 @@ export class SqlEventLog {
         ? `INSERT OR IGNORE INTO ${this.t.events} (id, ticket, bytes) VALUES (?, ?, ?)`
         : `INSERT INTO ${this.t.events} (id, ticket, bytes) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING`;
     const { rowCount } = await this.db.run(sql, [id, ticket, asBuffer(bytes)]);
-    return rowCount === 1;
+    if (rowCount === 1) return true;
+    // `id` is the table's key: the same bytes filed under another ticket cannot be a second row
+    const rows = await this.db.query<{ ticket: string }>(`SELECT ticket FROM ${this.t.events} WHERE id = ?`, [id]);
+    const held = rows[0]?.ticket;
+    if (held !== undefined && held !== ticket) {
+      throw new TikError('store/ticket-mismatch', `event ${id} is already stored under ticket ${held}, not ${ticket}`, {
+        where: `ticket ${ticket}`,
+        hint: "an event belongs to the ticket its :event/ticket names; append it under that ticket",
+      });
+    }
+    return false;
   }
 
   async events(ticket: string): Promise<readonly StoredEvent[]> {

@@ -1,0 +1,180 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { initStore } from '../../../src/tik/store/file/open-file-store.js';
+import { exportStore, importTree } from '../../../src/tik/store/export-import.js';
+import { MemoryStore } from '../../../src/tik/store/memory/memory-store.js';
+import { blobHashesOf, copyStore, eventKeys, migrateStore } from '../../../src/tik/store/migrate.js';
+import { initSqliteStore } from '../../../src/tik/store/open-store.js';
+import type { EventStore } from '../../../src/tik/store/store.js';
+import { eventBytesFor, idOf } from './event-store-contract.js';
+
+const temps: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'tik-migrate-'));
+  temps.push(d);
+  return d;
+}
+afterEach(() => {
+  while (temps.length > 0) rmSync(temps.pop()!, { recursive: true, force: true });
+});
+
+const TICKETS = ['018f2f6e-7c1a-7000-8000-000000000001', '018f2f6e-7c1a-7000-8000-000000000002', '018f2f6e-7c1a-7000-8000-000000000003'];
+const FPR = 'e8290a63236755f2';
+
+/** A store's whole content as comparable text: events with bytes, sidecars, blobs, side files read through the contract. */
+async function content(s: EventStore): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const t of await s.ticketIds()) {
+    for (const e of await s.events(t)) out[`e ${t} ${e.id}`] = Buffer.from(e.bytes).toString('hex');
+    for (const n of await s.sidecarNames(t)) out[`s ${t} ${n}`] = Buffer.from((await s.readSidecar(t, n))!).toString('hex');
+    for (const h of await blobHashesOf(s, t)) out[`b ${t} ${h}`] = Buffer.from((await s.readBlob(t, h))!).toString('hex');
+  }
+  for (const h of await s.archivedProcessHashes()) out[`p ${h}`] = (await s.readProcessByHash(h))!;
+  out.roles = (await s.readRolesRegister()) ?? '';
+  return out;
+}
+
+const storeContent = fc.record({
+  events: fc.array(fc.tuple(fc.constantFrom(...TICKETS), fc.uint8Array({ maxLength: 60 }), fc.boolean()), { maxLength: 12 }),
+  blobs: fc.array(fc.tuple(fc.constantFrom(...TICKETS), fc.uint8Array({ maxLength: 40 })), { maxLength: 4 }),
+  roles: fc.option(fc.constantFrom('{:triager {:members ["seb"]}}', '{}'), { nil: undefined }),
+});
+
+interface Content {
+  readonly events: readonly (readonly [string, Uint8Array, boolean])[];
+  readonly blobs: readonly (readonly [string, Uint8Array])[];
+  readonly roles: string | undefined;
+}
+
+async function fill(s: MemoryStore, c: Content): Promise<void> {
+  for (const [t, raw, signed] of c.events) {
+    // make the bytes unique per ticket, so one id never belongs to two tickets
+    const b = Buffer.concat([Buffer.from(t), raw]);
+    await s.append(t, idOf(b), b);
+    if (signed) await s.putSidecar(t, `${idOf(b)}.sig.${FPR}`, Buffer.from(`sig of ${idOf(b)}`));
+  }
+  for (const [t, b] of c.blobs) await s.putBlob(t, b);
+  await s.archiveProcess('{:process/id :p :process/stages [{:stage/id :a}] :process/version 1}');
+  if (c.roles !== undefined) await s.writeSideFile('roles.edn', Buffer.from(c.roles));
+}
+
+describe('copying stores', () => {
+  it('law: memory → SQLite → file → memory keeps every event byte, sidecar, blob and definition', async () => {
+    await fc.assert(
+      fc.asyncProperty(storeContent, async (c) => {
+        const src = new MemoryStore();
+        await fill(src, c);
+        const sq = await initSqliteStore(tempDir(), { durable: false });
+        const file = await initStore(tempDir(), { durable: false });
+        const back = new MemoryStore();
+        try {
+          await copyStore(src, sq);
+          await copyStore(sq, file);
+          await copyStore(file, back);
+          const want = await content(src);
+          expect(await content(sq)).toEqual(want);
+          expect(await content(file)).toEqual(want);
+          expect(await content(back)).toEqual(want);
+        } finally {
+          await sq.close();
+        }
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('law: importing an exported tree twice equals importing it once', async () => {
+    await fc.assert(
+      fc.asyncProperty(storeContent, fc.array(fc.tuple(fc.constantFrom(...TICKETS), fc.nat({ max: 50 })), { maxLength: 10 }), async (c, evs) => {
+        // import checks that events parse: real event maps, not raw bytes
+        const src = new MemoryStore();
+        await fill(src, { ...c, events: [] });
+        for (const [t, n] of evs) {
+          const b = eventBytesFor(n, t);
+          await src.append(t, idOf(b), b);
+          if (n % 2 === 0) await src.putSidecar(t, `${idOf(b)}.sig.${FPR}`, Buffer.from('sig'));
+        }
+        const tree = join(tempDir(), 'tree');
+        await exportStore(src, tree);
+        const target = new MemoryStore();
+        const first = await importTree(tree, target);
+        const once = await content(target);
+        const second = await importTree(tree, target);
+        expect(second.newEvents).toBe(0);
+        expect(second.sideFiles).toBe(0);
+        expect(await content(target)).toEqual(once);
+        expect(first.newEvents).toBe((await eventKeys(src)).length);
+        expect(once).toEqual(await content(src));
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('import never replaces the target\'s roles register or named definitions', async () => {
+    const src = new MemoryStore();
+    await src.writeSideFile('roles.edn', Buffer.from('{:triager {:members ["mallory"]}}'));
+    await src.writeNamedProcess('p', '{:process/id :evil}');
+    const tree = join(tempDir(), 'tree');
+    await exportStore(src, tree);
+    const target = new MemoryStore();
+    await target.writeSideFile('roles.edn', Buffer.from('{:triager {:members ["seb"]}}'));
+    await target.writeNamedProcess('p', '{:process/id :p}');
+    await importTree(tree, target);
+    expect(await target.readRolesRegister()).toBe('{:triager {:members ["seb"]}}');
+    expect(await target.readNamedProcess('p')).toBe('{:process/id :p}');
+  });
+});
+
+describe('migrateStore', () => {
+  it('refuses when the copy does not hold the same ids, removes nothing and undoes the target', async () => {
+    const src = new MemoryStore();
+    await fill(src, { events: [[TICKETS[0]!, Buffer.from('a'), false], [TICKETS[1]!, Buffer.from('b'), true]], blobs: [], roles: undefined });
+    const before = await content(src);
+    // a target that loses one append while reporting success (a broken disk, say)
+    const inner = new MemoryStore();
+    let dropped = false;
+    const lossy = Object.assign(Object.create(inner) as MemoryStore, {
+      append: async (t: string, id: string, b: Uint8Array) => {
+        if (!dropped) {
+          dropped = true;
+          return true;
+        }
+        return inner.append(t, id, b);
+      },
+    });
+    let undone = false;
+    await expect(migrateStore(src, lossy, { undoTarget: async () => void (undone = true) })).rejects.toMatchObject({ code: 'store/migrate-mismatch' });
+    expect(undone).toBe(true);
+    expect(await content(src)).toEqual(before);
+  });
+
+  it('refuses a target that already holds tickets before writing anything, and does not undo it', async () => {
+    const src = new MemoryStore();
+    await fill(src, { events: [[TICKETS[0]!, Buffer.from('a'), false]], blobs: [], roles: undefined });
+    const target = new MemoryStore();
+    await fill(target, { events: [[TICKETS[2]!, Buffer.from('z'), false]], blobs: [], roles: undefined });
+    const held = await content(target);
+    let undone = false;
+    await expect(migrateStore(src, target, { undoTarget: async () => void (undone = true) })).rejects.toMatchObject({ code: 'store/exists' });
+    expect(undone).toBe(false);
+    expect(await content(target)).toEqual(held);
+  });
+});
+
+describe('SQL stores file an event under one ticket', () => {
+  it('the same bytes appended under a second ticket are refused, not silently dropped', async () => {
+    const s = await initSqliteStore(tempDir());
+    try {
+      const b = Buffer.from('bytes of one ticket');
+      await s.append(TICKETS[0]!, idOf(b), b);
+      await expect(s.append(TICKETS[1]!, idOf(b), b)).rejects.toMatchObject({ code: 'store/ticket-mismatch' });
+      expect(await s.append(TICKETS[0]!, idOf(b), b)).toBe(false);
+      expect(await s.ticketIds()).toEqual([TICKETS[0]]);
+    } finally {
+      await s.close();
+    }
+  });
+});
