@@ -7,7 +7,8 @@
  *
  * - `claim` is one conditional UPDATE on the database clock: it wins only if the MV is enabled,
  *   nobody holds a live lease, and the (definition version, input version) pair differs from the
- *   materialized one (no dedup when the input version is null: such MVs refresh by interval only).
+ *   materialized one; with no input version (no usable signal) it wins when the definition changed
+ *   or `refresh_interval` has elapsed since the last refresh. `force` skips both gates.
  * - `commit` is the fenced publish: it sets `snapshot_id`, the stamps, `status='fresh'` only while
  *   the claim's lease is held and unexpired (strictly). Readers resolve the MV through
  *   `snapshot_id`, so a refused commit publishes nothing.
@@ -84,7 +85,17 @@ export interface RefreshClaim {
   readonly traceId: string | null;
 }
 
-export type SkipReason = 'missing' | 'disabled' | 'held' | 'up_to_date';
+/**
+ * Why a claim was not won: no such row, disabled, a live lease holds it, these versions are already
+ * materialized, or (no input signal) the refresh interval has not elapsed.
+ */
+export type SkipReason = 'missing' | 'disabled' | 'held' | 'up_to_date' | 'not_due';
+
+export interface ClaimRequestOptions {
+  readonly traceId?: string;
+  /** Skip the version and interval gates (a manual refresh); a live lease still excludes. */
+  readonly force?: boolean;
+}
 
 export type ClaimResult =
   | { readonly claimed: true; readonly claim: RefreshClaim }
@@ -223,12 +234,18 @@ export class RefreshCatalog {
   }
 
   /** Try to become the MV's single writer for these versions (and log a skip when not). */
-  async claim(id: string, writer: string, versions: RefreshVersions, options: { traceId?: string } = {}): Promise<ClaimResult> {
+  async claim(id: string, writer: string, versions: RefreshVersions, options: ClaimRequestOptions = {}): Promise<ClaimResult> {
     const params: SqlValue[] = [true];
     let condition = 'enabled = ?';
-    if (versions.inputVersion !== null) {
+    const gated = !options.force;
+    if (gated && versions.inputVersion !== null) {
       condition += ' AND (materialized_definition_version IS DISTINCT FROM ? OR materialized_input_version IS DISTINCT FROM ?)';
       params.push(versions.definitionVersion, versions.inputVersion);
+    } else if (gated) {
+      // no input signal: the interval (or a definition change) decides, so N instances still do one refresh per interval
+      const now = this.clock.sql(this.db.dialect);
+      condition += ` AND (materialized_definition_version IS DISTINCT FROM ? OR last_refresh_at_ms IS NULL OR last_refresh_at_ms + refresh_interval * 1000 <= ${now})`;
+      params.push(versions.definitionVersion);
     }
     const grant = await this.lease.claim(id, writer, {
       condition: { sql: condition, params },
@@ -243,7 +260,9 @@ export class RefreshCatalog {
           ? 'disabled'
           : row.writer !== null && (await this.lease.state(id))?.live
             ? 'held'
-            : 'up_to_date';
+            : versions.inputVersion === null
+              ? 'not_due'
+              : 'up_to_date';
       if (row) {
         await this.appendLog(this.db, { mvId: id, outcome: 'skipped', reason, writer, versions, traceId, holder: row.writer });
       }

@@ -31,12 +31,17 @@ export interface RefreshRequest {
   readonly writer: string;
   readonly versions: RefreshVersions;
   readonly traceId?: string;
+  /** A manual refresh: skip the version and interval gates (a live lease still excludes). */
+  readonly force?: boolean;
   readonly heartbeat?: HeartbeatOptions;
 }
 
 export async function refreshUnderLease(catalog: RefreshCatalog, request: RefreshRequest, work: RefreshWork): Promise<RefreshResult> {
   await catalog.seed(request.definition);
-  const won = await catalog.claim(request.definition.id, request.writer, request.versions, request.traceId ? { traceId: request.traceId } : {});
+  const won = await catalog.claim(request.definition.id, request.writer, request.versions, {
+    ...(request.traceId ? { traceId: request.traceId } : {}),
+    ...(request.force ? { force: true } : {}),
+  });
   if (!won.claimed) return { outcome: 'skipped', reason: won.reason, holder: won.holder };
   const claim = won.claim;
   const beat = startHeartbeat(catalog.lease, claim.grant, request.heartbeat);

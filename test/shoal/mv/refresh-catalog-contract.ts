@@ -58,7 +58,7 @@ export function refreshCatalogContract(name: string, open: () => Promise<SqlClie
       expect((await catalog.claim(mv.id, 'B', v('v10'))).claimed).toBe(true);
     });
 
-    it('3b. a definition change forces a claim even when the input version is unchanged; a null input version never dedups', async () => {
+    it('3b. a definition change forces a claim even when the input version is unchanged', async () => {
       await catalog.seed(mv);
       const won = await catalog.claim(mv.id, 'A', v('v9', 'sha256:def1'));
       if (!won.claimed) throw new Error('claim lost');
@@ -68,8 +68,25 @@ export function refreshCatalogContract(name: string, open: () => Promise<SqlClie
       if (!next.claimed) throw new Error('claim lost');
       await catalog.commit(next.claim, { rowCount: 1, snapshotId: 's2' });
       expect((await catalog.claim(mv.id, 'A', v('v9', 'sha256:def2'))).claimed).toBe(false);
-      const interval = await catalog.claim(mv.id, 'A', v(null, 'sha256:def2'));
-      expect(interval.claimed).toBe(true);
+    });
+
+    it('3c. with no input signal the interval decides (one refresh per interval across instances); a definition change or force claims at once', async () => {
+      await catalog.seed({ ...mv, refreshInterval: 60 });
+      const first = await catalog.claim(mv.id, 'A', v(null));
+      if (!first.claimed) throw new Error('claim lost');
+      await catalog.commit(first.claim, { rowCount: 1, snapshotId: 's1' });
+      expect(await catalog.claim(mv.id, 'B', v(null))).toMatchObject({ claimed: false, reason: 'not_due' });
+      await at(T0 + 59_999);
+      expect((await catalog.claim(mv.id, 'B', v(null))).claimed).toBe(false);
+      const changed = await catalog.claim(mv.id, 'B', v(null, 'sha256:def2'));
+      if (!changed.claimed) throw new Error('a definition change must claim');
+      await catalog.commit(changed.claim, { rowCount: 1, snapshotId: 's2' });
+      const forced = await catalog.claim(mv.id, 'C', v(null, 'sha256:def2'), { force: true });
+      if (!forced.claimed) throw new Error('force must claim');
+      expect((await catalog.claim(mv.id, 'A', v('v1'), { force: true })).claimed).toBe(false);
+      await catalog.commit(forced.claim, { rowCount: 1, snapshotId: 's3' });
+      await at(T0 + 60_000 + 59_999);
+      expect((await catalog.claim(mv.id, 'A', v(null, 'sha256:def2'))).claimed).toBe(true);
     });
 
     it('4. a lease 1 s in the past lets B reclaim; a lease 60 s in the future blocks B', async () => {

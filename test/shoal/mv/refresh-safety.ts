@@ -70,7 +70,7 @@ export async function runSchedule(rig: SafetyRig, steps: readonly Step[], run: n
       held.delete(s.w);
     } else if (s.op === 'claim') {
       if (mine) continue; // a live process does not claim what it believes it holds
-      const r = await catalog.claim(id, s.w, { definitionVersion: 'd1', inputVersion: null });
+      const r = await catalog.claim(id, s.w, { definitionVersion: 'd1', inputVersion: null }, { force: true });
       const free = holder === null || until <= now;
       expect(r.claimed).toBe(free);
       if (r.claimed) {
