@@ -130,3 +130,29 @@ roles:
     expect(typo?.hint ?? typo?.message).toMatch(/table/);
   });
 });
+
+describe('PostgreSQL semantics on the engine route', () => {
+  it('integer division truncates, as PostgreSQL does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shoal-div-'));
+    try {
+      writeFileSync(join(dir, 'n.csv'), 'a,b\n7,2\n-7,2\n');
+      const { config } = loadConfig({ text: `control_plane: {tenant_url: "sqlite:///r.db"}
+domains: [{id: d}]
+sources: [{id: f, type: csv, path: n.csv}]
+tables: [{source_id: f, domain_id: d, table: n, columns: [{name: a, data_type: integer}, {name: b, data_type: integer}]}]
+roles: [{id: admin, capabilities: [admin, query_development, full_results], domain_access: ["*"]}]
+` });
+      const instance = await ShoalInstance.start({ config, baseDir: dir });
+      try {
+        const r = await instance.query({ sql: 'SELECT a / b AS q FROM d.n ORDER BY a', role: 'admin', vars: {} }, new AbortController().signal);
+        const rows: unknown[][] = [];
+        for await (const b of r.batches) rows.push(...(b as unknown[][]));
+        expect(rows).toEqual([[-3], [3]]);
+      } finally {
+        await instance.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -166,6 +166,8 @@ export class DuckDbEngine implements Engine {
     const admin = await instance.connect();
     // Every instance of a fleet computes and renders time the same way, whatever the host's zone.
     await admin.run("SET GLOBAL TimeZone = 'UTC'");
+    // PostgreSQL semantics are the contract on every route: integer / integer truncates (7/2 = 3).
+    await admin.run('SET GLOBAL integer_division = true');
     DuckDBTimestampTZValue.timezoneOffsetInMinutes = 0;
     const env = options.env ?? process.env;
     const engine = new DuckDbEngine(instance, admin, new SourcePool(env), env, options.installExtensions ?? true, options.clock ?? (() => Date.now()));
