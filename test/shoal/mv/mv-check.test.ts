@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerMvCheck } from '../../../src/shoal/cli/commands/mv-check.js';
@@ -62,5 +63,19 @@ describe('shoal mv check', () => {
   it('an unknown tier or a missing --sql is a usage error (exit 2)', async () => {
     expect((await run('--sql', 'SELECT 1', '--consistency', 'local')).code).toBe(2);
     expect((await run('--consistency', 'shared')).code).toBe(2);
+  });
+});
+
+describe('shoal mv check as a process (the compiled bin)', () => {
+  const bin = (...args: string[]) => spawnSync(process.execPath, ['dist/src/shoal/cli/main.js', 'mv', 'check', ...args], { encoding: 'utf8' });
+
+  it('exit 0 and {ok: true} when admitted; exit 3 and {ok: false, reason} when rejected; exit 2 on a usage error', () => {
+    const ok = bin('--sql', 'SELECT a FROM t ORDER BY a LIMIT 3', '--consistency', 'distributed', '--json');
+    expect(ok.status).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, reason: 'deterministic' });
+    const no = bin('--sql', 'SELECT a, b FROM t ORDER BY a LIMIT 3', '--consistency', 'distributed', '--json');
+    expect(no.status).toBe(3);
+    expect(JSON.parse(no.stdout)).toMatchObject({ ok: false, reason: expect.stringContaining('LIMIT_ORDER_NOT_TOTAL') });
+    expect(bin('--sql', 'SELECT 1', '--consistency', 'everywhere').status).toBe(2);
   });
 });
