@@ -202,4 +202,27 @@ describe('tik on a SQLite store', () => {
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/not a tik file tree/);
   });
+
+  it('a tik.db that is not a database is a clear error, not a crash', async () => {
+    const root = dir();
+    writeFileSync(join(root, 'tik.db'), 'this is not a database, just text long enough to have a header and then some more');
+    const r = await tik(root, ['ls', '--json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^tik: store\/io: .*tik\.db/);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it('tik init refuses a file store where a SQLite store is, and the other way round', async () => {
+    const root = dir();
+    await run(root, ['init', '--sqlite']);
+    const r = await tik(root, ['init']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/already holds a SQLite store/);
+    const other = dir();
+    await run(other, ['init']);
+    const r2 = await tik(other, ['init', '--sqlite']);
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toMatch(/already holds a file store/);
+    expect(existsSync(join(other, 'tik.db'))).toBe(false);
+  });
 });
