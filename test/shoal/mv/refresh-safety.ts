@@ -7,6 +7,7 @@
  *   - never a snapshot published by a writer whose lease had expired (or was never held);
  *   - the published snapshot_id is always the last successful commit's.
  */
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { type TableClock, tableClock } from '../../../src/core/lease/index.js';
@@ -32,6 +33,8 @@ export const schedules = fc.array(
 );
 
 export interface SafetyRig {
+  /** Unique per rig, so rows left by an interrupted earlier run can never collide. */
+  readonly prefix: string;
   readonly catalog: RefreshCatalog;
   readonly clock: TableClock;
   readonly db: SqlClient;
@@ -41,13 +44,13 @@ export async function safetyRig(db: SqlClient): Promise<SafetyRig> {
   const clock = tableClock('mv_sim_clock');
   await clock.install(db, 0);
   const catalog = await RefreshCatalog.open(db, { clock, leaseMs: LEASE });
-  return { catalog, clock, db };
+  return { prefix: `mv-safety-${randomBytes(4).toString('hex')}`, catalog, clock, db };
 }
 
 /** Run one schedule and assert the laws. */
 export async function runSchedule(rig: SafetyRig, steps: readonly Step[], run: number): Promise<void> {
   const { catalog, clock, db } = rig;
-  const id = `mv-${run}`;
+  const id = `${rig.prefix}-${run}`;
   let now = 1_000_000;
   await clock.set(db, now);
   await catalog.seed({ id, sourceTables: ['t'] });

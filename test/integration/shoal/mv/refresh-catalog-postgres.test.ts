@@ -19,7 +19,8 @@ describe.skipIf(pg.skip)('PostgreSQL refresh catalog', () => {
       rig = await safetyRig(db);
     });
     afterAll(async () => {
-      await db.run(`DELETE FROM materialized_views WHERE id LIKE 'mv-%'`);
+      await db.run(`DELETE FROM materialized_views WHERE id LIKE ?`, [`${rig.prefix}-%`]);
+      await db.exec(`DROP TABLE ${rig.clock.table}`);
       await db.close();
     });
     it('never two commits in one lease epoch, never a snapshot published by an expired writer (200 schedules)', async () => {
