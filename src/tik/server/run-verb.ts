@@ -9,7 +9,10 @@ export interface VerbResult {
 }
 
 export interface VerbEnv {
+  /** The store: a root directory or a `postgresql://` URL (what `tik --root` takes). */
   readonly root: string;
+  /** The working directory relative paths resolve against (default: `root`). */
+  readonly cwd?: string;
   /** Passed through to the CLI: TIK_KEY (sign writes), TIK_NOW (a fixed clock, for tests), HOME. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly clock?: () => number;
@@ -22,7 +25,7 @@ export interface VerbEnv {
  */
 export async function runVerb(v: VerbEnv, actor: string | undefined, argv: readonly string[]): Promise<VerbResult> {
   const env: Record<string, string | undefined> = { HOME: v.env.HOME, TIK_KEY: v.env.TIK_KEY, TIK_NOW: v.env.TIK_NOW, TIK_ACTOR: v.env.TIK_ACTOR };
-  const io = memoryIo({ cwd: v.root, env, ...(v.clock ? { clock: v.clock } : {}), osUser: 'tik-serve' });
+  const io = memoryIo({ cwd: v.cwd ?? v.root, env, ...(v.clock ? { clock: v.clock } : {}), osUser: 'tik-serve' });
   const global = ['--root', v.root, ...(actor !== undefined && actor !== '' ? ['--actor', actor] : [])];
   const code = await runTik([...global, ...argv], io);
   return { code, stdout: io.stdout(), stderr: io.stderr() };

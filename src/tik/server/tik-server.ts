@@ -8,8 +8,10 @@ import { SYNC_BODY_LIMIT } from './sync-routes.js';
 import type { VerbEnv } from './run-verb.js';
 
 export interface TikServerOptions {
-  /** The store's root directory (what `tik --root` takes). */
+  /** The store's root directory or `postgresql://` URL (what `tik --root` takes). */
   readonly root: string;
+  /** Working directory for the in-process verbs (default: `root`). */
+  readonly cwd?: string;
   /** The same store, opened, for the sync endpoints. */
   readonly store: EventStore;
   /** Passed to the in-process verbs: TIK_KEY signs writes; TIK_NOW fixes the clock (tests). */
@@ -35,7 +37,7 @@ export interface TikServer {
  */
 export async function buildTikServer(options: TikServerOptions): Promise<TikServer> {
   const app = Fastify({ logger: options.logger ? { level: 'info', stream: process.stderr } : false, bodyLimit: SYNC_BODY_LIMIT });
-  const v: VerbEnv = { root: options.root, env: options.env ?? {} };
+  const v: VerbEnv = { root: options.root, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env: options.env ?? {} };
   // Every error answer has one shape: {error: {code, message, hint?}}; never a stack trace.
   app.setErrorHandler((err: FastifyError, _req, res) => {
     const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { TikError } from '../../errors.js';
 import { buildTikServer } from '../../server/index.js';
 import type { CliContext } from '../context.js';
-import { openStore } from '../store-access.js';
+import { openStore, storeTarget } from '../store-access.js';
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
@@ -33,9 +33,9 @@ export function registerServe(program: Command, ctx: CliContext): void {
       for (const p of opts.peer) {
         if (!/^https?:\/\/[^\s]+$/.test(p)) throw new TikError('cli/usage', `--peer must be an http(s) URL, got ${JSON.stringify(p)}`, { where: '--peer', hint: 'e.g. --peer http://127.0.0.1:7778' });
       }
-      const root = ctx.root();
+      const root = storeTarget(ctx); // a directory, or a postgresql:// URL
       const store = await openStore(ctx);
-      const server = await buildTikServer({ root, store, env: ctx.io.env, peers: opts.peer, intervalSeconds: interval, logger: true });
+      const server = await buildTikServer({ root, cwd: ctx.io.cwd, store, env: ctx.io.env, peers: opts.peer, intervalSeconds: interval, logger: true });
       const address = await server.app.listen({ port, host: opts.host });
       ctx.warn(`serving ${store.location} on ${address} (peers: ${opts.peer.length === 0 ? 'none' : opts.peer.join(' ')})`);
       server.antiEntropy.start();
