@@ -22,7 +22,15 @@ export {
   type SkipReason,
 } from './refresh-catalog.js';
 export { migrateRefreshCatalog } from './refresh-catalog-schema.js';
-export { type BuiltSnapshot, type RefreshRequest, type RefreshResult, type RefreshWork, refreshUnderLease } from './refresh-under-lease.js';
+export {
+  type BuiltSnapshot,
+  MV_REFRESH_REFUSED,
+  type RefreshRequest,
+  type RefreshResult,
+  type RefreshWork,
+  refreshUnderLease,
+  refuseRefresh,
+} from './refresh-under-lease.js';
 export {
   INPUT_SIGNAL_KINDS,
   type InputProbes,

@@ -5,8 +5,18 @@
  * under a fresh name, honour `signal`, return its id and row count) and `discard` (drop a snapshot
  * that was never published). Returns the admin API's outcome.
  */
+import { isCodedError } from '../../core/errors.js';
 import { type HeartbeatOptions, startHeartbeat } from '../../core/lease/index.js';
+import { ShoalError } from '../errors.js';
 import type { MvDefinition, RefreshCatalog, RefreshClaim, RefreshVersions, SkipReason } from './refresh-catalog.js';
+
+/** The code `build` throws (via `refuseRefresh`) when a guard refuses the refresh: size, quota, preflight. */
+export const MV_REFRESH_REFUSED = 'MV_REFRESH_REFUSED';
+
+/** An error for `build` to throw when a guard refuses: the MV is released and the outcome is `skipped`. */
+export function refuseRefresh(reason: string, hint = 'the materialized view keeps its last published snapshot'): ShoalError {
+  return new ShoalError(MV_REFRESH_REFUSED, reason, { hint });
+}
 
 export interface BuiltSnapshot {
   readonly snapshotId: string;
@@ -23,6 +33,7 @@ export interface RefreshWork {
 export type RefreshResult =
   | { readonly outcome: 'refreshed'; readonly snapshotId: string; readonly rowCount: number; readonly epoch: number }
   | { readonly outcome: 'skipped'; readonly reason: SkipReason; readonly holder: string | null }
+  | { readonly outcome: 'skipped'; readonly reason: 'refused'; readonly detail: string; readonly epoch: number }
   | { readonly outcome: 'lost_lease'; readonly epoch: number }
   | { readonly outcome: 'failed'; readonly error: string; readonly epoch: number };
 
@@ -53,6 +64,10 @@ export async function refreshUnderLease(catalog: RefreshCatalog, request: Refres
     if (beat.signal.aborted) {
       await catalog.recordLostLease(claim, 'heartbeat found the lease lost; refresh abandoned');
       return { outcome: 'lost_lease', epoch: claim.grant.epoch };
+    }
+    if (isCodedError(e) && e.code === MV_REFRESH_REFUSED) {
+      await catalog.release(claim, { outcome: 'skipped', reason: e.message });
+      return { outcome: 'skipped', reason: 'refused', detail: e.message, epoch: claim.grant.epoch };
     }
     const error = (e as Error).message;
     await catalog.release(claim, { error });

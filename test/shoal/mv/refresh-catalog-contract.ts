@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type TableClock, tableClock } from '../../../src/core/lease/index.js';
 import type { SqlClient } from '../../../src/core/sql/sql-client.js';
 import { type MvDefinition, RefreshCatalog, type RefreshVersions } from '../../../src/shoal/mv/refresh-catalog.js';
-import { refreshUnderLease } from '../../../src/shoal/mv/refresh-under-lease.js';
+import { refreshUnderLease, refuseRefresh } from '../../../src/shoal/mv/refresh-under-lease.js';
 
 const T0 = 1_900_000_000_000;
 const LEASE = 120_000;
@@ -198,6 +198,17 @@ export function refreshCatalogContract(name: string, open: () => Promise<SqlClie
       });
       expect(r).toMatchObject({ outcome: 'failed', error: 'source down', epoch: 2 });
       expect(await catalog.get(mv.id)).toMatchObject({ status: 'stale', writer: null, snapshotId: 's1', lastError: 'source down' });
+    });
+
+    it('a guard that refuses (size, quota, preflight) releases the MV as skipped with the reason', async () => {
+      const r = await refreshUnderLease(catalog, { definition: mv, writer: 'A', versions: v('v1') }, {
+        build: async () => {
+          throw refuseRefresh('source has 2000001 rows, over max_rows 1000000');
+        },
+      });
+      expect(r).toEqual({ outcome: 'skipped', reason: 'refused', detail: 'source has 2000001 rows, over max_rows 1000000', epoch: 1 });
+      expect(await catalog.get(mv.id)).toMatchObject({ status: 'stale', writer: null, lastError: 'source has 2000001 rows, over max_rows 1000000' });
+      expect((await catalog.log(mv.id))[0]).toMatchObject({ outcome: 'skipped', reason: 'source has 2000001 rows, over max_rows 1000000', error: null });
     });
 
     it('a writer paused past its lease cannot publish: its snapshot is discarded and the peer that reclaimed publishes', async () => {
