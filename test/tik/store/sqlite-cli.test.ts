@@ -225,4 +225,17 @@ describe('tik on a SQLite store', () => {
     expect(r2.stderr).toMatch(/already holds a file store/);
     expect(existsSync(join(other, 'tik.db'))).toBe(false);
   });
+
+  it('tik test with no files runs the scripted tests of a hidden SQLite store (.tik/processes/)', async () => {
+    const root = dir();
+    await run(root, ['init', '--sqlite', '--hidden']);
+    addSupportProcess(join(root, '.tik'));
+    writeFileSync(
+      join(root, '.tik', 'processes', 'support-request.tests.edn'),
+      '{:test/process "support-request.edn" :test/roles {:triager {:members ["seb"]}} :test/cases [{:case/name "a triager triages" :case/steps [[:actor "seb"] [:set [:category] :technical] [:set [:severity] :high]] :case/expect {:includes #{:triaged}}}]}',
+    );
+    const out = await run(root, ['test']);
+    expect(out).toMatch(/a triager triages/);
+    expect(out).toMatch(/1 passed, 0 failed/);
+  });
 });

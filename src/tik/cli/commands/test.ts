@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { TikError } from '../../errors.js';
 import { detectLayout } from '../../store/file/discover.js';
 import type { Command } from 'commander';
@@ -58,7 +58,7 @@ export function registerTest(program: Command, ctx: CliContext): void {
 /** Every `processes/*.tests.edn` of the store (paths relative to the working directory). */
 function storeTests(ctx: CliContext): string[] {
   const layout = detectLayout(ctx.root());
-  const dir = join(layout.kind === 'file' ? layout.base : layout.root, 'processes');
+  const dir = join(layout.kind === 'file' ? layout.base : layout.kind === 'sqlite' ? dirname(layout.path) : layout.root, 'processes');
   let names: string[];
   try {
     names = readdirSync(dir).filter((f) => f.endsWith('.tests.edn'));
