@@ -4,25 +4,32 @@ import type { EventStore } from '../store/store.js';
 import { SIDECAR_NAME } from '../store/store-names.js';
 import type { Bundle, BundleBlob, BundleEvent, BundleSidecar } from './bundle.js';
 import { parentsFirst } from './parents-first.js';
+import type { StoreIndex } from './store-index.js';
 
 const ARTIFACT_HASH = Keyword.of('artifact/hash');
 const PROCESS_HASH = Keyword.of('ticket/process-hash');
 const MIGRATE_HASH = Keyword.of('process/hash');
 
 /**
- * Gathers the events with the given ids (`ticketOf` says where each lives) and what travels with
- * them: signature/witness sidecars, blobs their attachments name, and the archived definitions
+ * Gathers the events with the given ids (the index says where each lives; a sidecar id stands for
+ * its event) and what travels with them: signature/witness sidecars, blobs their attachments name, and the archived definitions
  * their creates and migrations pin. Events are grouped by ticket, parents before children.
  * Ids the store does not hold are left out (the peer will reconcile again next round).
  */
-export async function collectBundle(store: EventStore, ticketOf: ReadonlyMap<string, string>, ids: readonly string[]): Promise<Bundle> {
+export async function collectBundle(store: EventStore, index: Pick<StoreIndex, 'ticketOf' | 'sidecarOf'>, ids: readonly string[]): Promise<Bundle> {
   const byTicket = new Map<string, Set<string>>();
-  for (const id of ids) {
-    const t = ticketOf.get(id);
-    if (t === undefined) continue;
+  const add = (t: string, id: string): void => {
     let s = byTicket.get(t);
     if (!s) byTicket.set(t, (s = new Set()));
     s.add(id);
+  };
+  for (const id of ids) {
+    const t = index.ticketOf.get(id);
+    if (t !== undefined) add(t, id);
+    // a wanted sidecar brings its event (and so every sidecar of that event): the receiver stores
+    // a sidecar only beside its event, and the event may be in another batch
+    const sc = index.sidecarOf.get(id);
+    if (sc !== undefined) add(sc.ticket, sc.event);
   }
   const processes = new Map<string, string>();
   const blobs: BundleBlob[] = [];

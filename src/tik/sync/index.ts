@@ -9,7 +9,7 @@ export { type Bound, MIN_BOUND, MAX_BOUND, minimalBound, compareItemToBound } fr
 export { ItemSet, FINGERPRINT_BYTES, fingerprintOfSum } from './item-set.js';
 export { Reconciler, PROTOCOL_VERSION, Mode, type ReconcileOptions, type ReconcileStep } from './reconciler.js';
 export { type Bundle, type BundleEvent, encodeBundle, decodeBundle, encodeIdList, decodeIdList, LIMITS } from './bundle.js';
-export { type StoreIndex, indexStore } from './store-index.js';
+export { type StoreIndex, type SidecarRef, indexStore, sidecarItemId } from './store-index.js';
 export { collectBundle } from './collect-bundle.js';
 export { type ReceiveSummary, receiveBundle, checkBundle } from './receive-bundle.js';
 export { type SyncTransport } from './transport.js';

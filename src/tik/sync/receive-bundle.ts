@@ -115,6 +115,12 @@ export async function receiveBundle(store: EventStore, body: Uint8Array): Promis
   };
   await Promise.all(Array.from({ length: Math.min(APPEND_CONCURRENCY, queue.length) }, worker));
   let sidecars = 0;
-  for (const s of bundle.sidecars) if (await store.putSidecar(s.ticket, s.name, s.bytes)) sidecars++;
+  for (const s of bundle.sidecars) {
+    // Two valid signatures under one name (a randomized signature scheme signed twice) must not
+    // flip-flop between replicas: every replica keeps the bytewise smaller one, so all converge.
+    const old = await store.readSidecar(s.ticket, s.name);
+    if (old !== undefined && Buffer.compare(old, s.bytes) <= 0) continue;
+    if (await store.putSidecar(s.ticket, s.name, s.bytes)) sidecars++;
+  }
   return { stored, present, sidecars, blobs, processes };
 }

@@ -75,7 +75,7 @@ export async function syncWith(local: EventStore, peer: SyncTransport, options: 
   }
   if (direction !== 'pull') {
     for (let i = 0; i < have.length; i += batch) {
-      const body = encodeBundle(await collectBundle(local, index.ticketOf, have.slice(i, i + batch)));
+      const body = encodeBundle(await collectBundle(local, index, have.slice(i, i + batch)));
       tOut += body.length;
       pushed += (await peer.push(body)).stored;
       options.onProgress?.(`pushed ${Math.min(i + batch, have.length)}/${have.length}`);

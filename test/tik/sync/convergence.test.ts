@@ -26,6 +26,7 @@ type Op =
   | { kind: 'assert'; r: number; t: number; p: number; v: number }
   | { kind: 'dispute'; r: number; t: number; p: number }
   | { kind: 'retract'; r: number; t: number; p: number }
+  | { kind: 'sign'; r: number; t: number; v: number }
   | { kind: 'sync'; a: number; b: number; crashAfter: number | undefined };
 
 const opArb = (n: number): fc.Arbitrary<Op> => {
@@ -38,11 +39,28 @@ const opArb = (n: number): fc.Arbitrary<Op> => {
     fc.record({ kind: fc.constant('assert' as const), r, t, p, v: fc.integer({ min: 0, max: VALUES.length - 1 }) }),
     fc.record({ kind: fc.constant('dispute' as const), r, t, p }),
     fc.record({ kind: fc.constant('retract' as const), r, t, p }),
+    fc.record({ kind: fc.constant('sign' as const), r, t, v: fc.nat() }),
     fc.record({ kind: fc.constant('sync' as const), a: r, b: r, crashAfter: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }) }),
   );
 };
 
-async function write(store: TestMemoryStore, op: Exclude<Op, { kind: 'sync' }>, step: number, written: Set<string>): Promise<void> {
+/** A stand-in signature sidecar on one of the replica's events of the ticket (sidecars sync too). */
+async function sign(store: TestMemoryStore, op: Extract<Op, { kind: 'sign' }>, signed: Set<string>): Promise<void> {
+  const ticket = TICKETS[op.t]!;
+  const ids = (await store.events(ticket)).map((e) => e.id).sort();
+  if (ids.length === 0) return;
+  const name = `${ids[op.v % ids.length]!}.sig.${op.r.toString(16).padStart(16, '0')}`;
+  await store.putSidecar(ticket, name, Buffer.from(`signed by r${op.r}`));
+  signed.add(`${ticket}/${name}`);
+}
+
+async function sidecars(store: TestMemoryStore): Promise<string[]> {
+  const out: string[] = [];
+  for (const t of await store.ticketIds()) for (const n of await store.sidecarNames(t)) out.push(`${t}/${n}=${Buffer.from((await store.readSidecar(t, n))!).toString()}`);
+  return out;
+}
+
+async function write(store: TestMemoryStore, op: Exclude<Op, { kind: 'sync' | 'sign' }>, step: number, written: Set<string>): Promise<void> {
   const ticket = TICKETS[op.t]!;
   const existing = (await store.events(ticket)).map((e) => parseEvent(Buffer.from(e.bytes).toString('utf8'), e.id));
   if ((op.kind === 'create') !== (existing.length === 0)) return; // create only new tickets; write only to held ones
@@ -96,10 +114,12 @@ describe('replica convergence over sync', () => {
         async ([n, ops]) => {
           const replicas = Array.from({ length: n }, (_, i) => new TestMemoryStore(`replica-${i}`));
           const written = new Set<string>();
+          const signed = new Set<string>();
           for (const [step, op] of ops.entries()) {
             if (op.kind === 'sync') {
               if (op.a !== op.b) await sync(replicas[op.a]!, replicas[op.b]!, op.crashAfter);
-            } else await write(replicas[op.r]!, op, step, written);
+            } else if (op.kind === 'sign') await sign(replicas[op.r]!, op, signed);
+            else await write(replicas[op.r]!, op, step, written);
           }
           for (let pass = 0; pass < 2; pass++) {
             for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) await sync(replicas[i]!, replicas[j]!);
@@ -107,10 +127,13 @@ describe('replica convergence over sync', () => {
           const first = replicas[0]!.allIds();
           expect(first).toEqual([...written].sort()); // nothing lost, nothing invented
           const firstStatus = await statuses(replicas[0]!);
+          const firstSidecars = await sidecars(replicas[0]!);
+          expect(firstSidecars.map((x) => x.split('=')[0])).toEqual([...signed].sort());
           for (const r of replicas) {
             expect(r.allIds()).toEqual(first);
             expect(r.appends).toBe(first.length); // every event stored exactly once
             expect(await statuses(r)).toEqual(firstStatus);
+            expect(await sidecars(r)).toEqual(firstSidecars);
             if (first.length > 0) expect(await r.readProcessByHash(DEF.hash)).toBe(DEF_TEXT); // the pin travelled
           }
           // converged replicas: the next sync is one round trip and moves nothing

@@ -46,8 +46,9 @@ export class TestMemoryStore implements EventStore {
   async putSidecar(ticket: string, name: string, bytes: Uint8Array): Promise<boolean> {
     let m = this.sidecars.get(ticket);
     if (!m) this.sidecars.set(ticket, (m = new Map()));
-    if (m.has(name)) return false;
-    m.set(name, Uint8Array.from(bytes));
+    const old = m.get(name);
+    if (old !== undefined && Buffer.compare(old, bytes) === 0) return false;
+    m.set(name, Uint8Array.from(bytes)); // as the file store: different bytes replace the old ones
     return true;
   }
   async sidecarNames(ticket: string): Promise<readonly string[]> {

@@ -151,3 +151,36 @@ describe('bad input from a peer is refused and nothing stored is touched', () =>
     expect(back.events.map((e) => [e.ticket, e.id, Buffer.from(e.bytes).toString()])).toEqual(events.map((e) => [TICKET, e.id, e.text]));
   });
 });
+
+describe('sidecars are members of the reconciled set', () => {
+  it('a signature added after its event was synced still reaches the peer, in either direction', async () => {
+    const events = chain(3);
+    const a = await storeWith(events);
+    const b = new TestMemoryStore();
+    await syncWith(b, localTransport(a));
+    const late = `${events[1]!.id}.sig.00000000000000aa`;
+    await a.putSidecar(TICKET, late, Buffer.from('late signature'));
+    const pull = await syncWith(b, localTransport(a));
+    expect([pull.need, pull.pulled]).toEqual([1, 0]); // the event was already there; only the sidecar is new
+    expect(await b.readSidecar(TICKET, late)).toEqual(Uint8Array.from(Buffer.from('late signature')));
+    const other = `${events[2]!.id}.witness.00000000000000bb`;
+    await b.putSidecar(TICKET, other, Buffer.from('witness'));
+    await syncWith(b, localTransport(a));
+    expect(await a.readSidecar(TICKET, other)).toEqual(Uint8Array.from(Buffer.from('witness')));
+    expect((await syncWith(b, localTransport(a))).rounds).toBe(1);
+  });
+
+  it('two different signatures under one name converge to the bytewise smaller one', async () => {
+    const events = chain(2);
+    const a = await storeWith(events);
+    const b = await storeWith(events);
+    const name = `${events[1]!.id}.sig.00000000000000cc`;
+    await a.putSidecar(TICKET, name, Buffer.from('signature-2'));
+    await b.putSidecar(TICKET, name, Buffer.from('signature-1'));
+    await syncWith(a, localTransport(b));
+    await syncWith(b, localTransport(a));
+    expect(Buffer.from((await a.readSidecar(TICKET, name))!).toString()).toBe('signature-1');
+    expect(Buffer.from((await b.readSidecar(TICKET, name))!).toString()).toBe('signature-1');
+    expect((await syncWith(a, localTransport(b))).rounds).toBe(1);
+  });
+});
