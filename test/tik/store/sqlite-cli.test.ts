@@ -5,7 +5,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, snapshot, tempDir, tik } from '../cli/harness.js';
+import { cleanup, snapshot, T0, tempDir, tik } from '../cli/harness.js';
+import { Instant } from '../../../src/tik/edn/value.js';
+import { statusView } from '../../../src/tik/cli/lenses.js';
+import { loadTicketAt } from '../../../src/tik/cli/store-access.js';
 import { MemoryStore } from '../../../src/tik/store/memory/memory-store.js';
 import { importTree } from '../../../src/tik/store/export-import.js';
 import { eventKeys } from '../../../src/tik/store/migrate.js';
@@ -61,7 +64,7 @@ describe('tik on a SQLite store', () => {
     expect(readdirSync(join(root, 'blobs', a!))).toHaveLength(1);
   });
 
-  it('derivations are identical on the file store and on a SQLite store it was imported into', async () => {
+  it('derivations are identical on the file store and on the SQLite and memory stores it was imported into', async () => {
     const [fileRoot, tickets] = await fileStoreWithScenario();
     const tree = join(dir(), 'tree');
     await run(fileRoot, ['export', tree]);
@@ -78,6 +81,11 @@ describe('tik on a SQLite store', () => {
       const keys = await eventKeys(file);
       expect(await eventKeys(mem)).toEqual(keys);
       expect(await eventKeys(sqlite)).toEqual(keys);
+      // the same derivation (status --json) over the memory store
+      const fileStatus = (await derivations(fileRoot, fileRoot, tickets)) as Record<string, unknown>;
+      for (const t of tickets) {
+        expect(statusView(await loadTicketAt(undefined, mem, t), new Instant(Date.parse(T0))).json).toEqual(fileStatus[t]);
+      }
       for (const k of keys) {
         const [t, id] = k.split('/') as [string, string];
         const want = Buffer.from((await file.eventBytes(t, id))!);
