@@ -1,5 +1,5 @@
 import { ShoalError } from '../errors.js';
-import { type Data, type Node, QUERY_TYPES, allNodes, dataOf, identName, positionOf, typeOf } from './ast-node.js';
+import { type Data, type Node, QUERY_TYPES, allNodes, children, dataOf, identName, positionOf, typeOf } from './ast-node.js';
 import { parseQuery } from './parse.js';
 
 /** Why a query's answer can differ between two runs over the same data (study §7). */
@@ -14,6 +14,7 @@ export interface DeterminismIssue {
     | 'DISTINCT_ON_NO_ORDER'
     | 'DISTINCT_ON_PARTIAL_ORDER'
     | 'WINDOW_NO_ORDER'
+    | 'WINDOW_ORDER_NOT_TOTAL'
     | 'EXTERNAL_CALL';
   readonly message: string;
   readonly position?: { readonly line: number; readonly column: number };
@@ -59,9 +60,12 @@ export interface DeterminismOptions {
 /**
  * Whether a query is deterministic: the same data gives the same answer on every run and every
  * instance (the admission rule for `distributed` materialized views, law S4). Flags volatile
- * functions (time, randomness, session), order-sensitive aggregates without ORDER BY, arbitrary
- * picks, sampling, LIMIT/OFFSET/FETCH without ORDER BY, DISTINCT ON without a tie-breaking
- * ORDER BY, and order-dependent window functions without ORDER BY (named windows resolved).
+ * functions (time, randomness, session, including bare keywords like `user`), calls that leave
+ * the database (HTTP, schema-qualified UDFs), order-sensitive aggregates without ORDER BY,
+ * arbitrary picks, sampling, LIMIT/OFFSET/FETCH without ORDER BY or with one that can tie,
+ * DISTINCT ON without a tie-breaking ORDER BY, and order-dependent window functions whose window
+ * has no ORDER BY or one that can tie (named windows resolved). An ORDER BY is total when it
+ * covers every output column, every GROUP BY key, or a unique key given in `options`.
  * Throws ShoalError only when the text is not a single parseable query.
  */
 export function checkDeterminism(sql: string, options: DeterminismOptions = {}): DeterminismReport {
@@ -70,6 +74,8 @@ export function checkDeterminism(sql: string, options: DeterminismOptions = {}):
     throw new ShoalError('SQL_NOT_SELECT', 'a view is a SELECT query', { hint: 'write the view as a SELECT' });
   }
   const issues: DeterminismIssue[] = [];
+  const owners = new Map<Node, Node>();
+  mapWindowOwners(stmt, undefined, owners);
   const named = new Map<string, Data>();
   for (const [n] of allNodes(stmt)) if (typeOf(n) === 'select') for (const w of dataOf(n).windows ?? []) named.set(identName(w.name)!, w.spec);
   for (const [n] of allNodes(stmt)) {
@@ -109,12 +115,15 @@ export function checkDeterminism(sql: string, options: DeterminismOptions = {}):
         spec = {
           partition_by: spec.partition_by?.length ? spec.partition_by : base.partition_by,
           order_by: spec.order_by?.length ? spec.order_by : base.order_by,
+          frame: spec.frame ?? base.frame,
         };
       }
       const inner = d.this ? fname(d.this) : '';
       if (ORDER_NEEDING_WINDOW.has(inner) && !spec.order_by?.length) add('WINDOW_NO_ORDER', `${inner}() OVER a window without ORDER BY depends on row order`);
       else if (ORDER_SENSITIVE_AGG.has(inner) && !spec.order_by?.length && !d.this?.[inner]?.order_by?.length) {
         add('WINDOW_NO_ORDER', `${inner}() OVER a window without ORDER BY depends on row order`);
+      } else if (spec.order_by?.length && tieSensitive(inner, spec) && !windowOrderIsTotal(n, spec, owners.get(n), options)) {
+        add('WINDOW_ORDER_NOT_TOTAL', `${inner}() OVER an ORDER BY that can tie numbers or picks tied rows arbitrarily`);
       }
     }
   }
@@ -191,13 +200,7 @@ function isTotalOrder(n: Node, order: readonly Data[], options: DeterminismOptio
   const d = dataOf(n);
   const groups: Data[] = d.group_by?.expressions ?? [];
   if (groups.length > 0 && groups.every((g) => QUERY_TYPES.has(typeOf(g)) === false && covered(g))) return true;
-  const from: Data[] = d.from?.expressions ?? [];
-  if (options.uniqueKeys && from.length === 1 && !d.joins?.length && typeOf(from[0]) === 'table') {
-    const table = identName(dataOf(from[0]).name);
-    const orderNames = new Set(keys.filter((k) => typeOf(k) === 'column').map((k) => identName(dataOf(k).name)));
-    if (table && options.uniqueKeys(table).some((uk) => uk.length > 0 && uk.every((c) => orderNames.has(c.toLowerCase())))) return true;
-  }
-  return false;
+  return uniqueKeyCovered(n, keys, options);
 }
 
 /** The MV admission verdict: `reason` is null when the SQL is deterministic. */
@@ -261,4 +264,50 @@ export function admitMaterializedView(consistency: MvConsistencyTier, viewSql: s
     deterministic: false,
     reason: `a distributed MV must be deterministic, or its per-instance copies would never converge: ${v.reason}; use consistency 'shared'`,
   };
+}
+
+/** Functions whose value for a row depends on where it falls among rows that tie on the window's ORDER BY. */
+const TIE_SENSITIVE_WINDOW = new Set(['row_number', 'n_tile', 'ntile', 'lag', 'lead', 'first_value', 'last_value', 'nth_value']);
+
+function tieSensitive(fn: string, spec: Data): boolean {
+  // rank/dense_rank and RANGE/GROUPS frames treat ties as peers; a ROWS frame splits them
+  return TIE_SENSITIVE_WINDOW.has(fn) || ORDER_SENSITIVE_AGG.has(fn) || String(spec.frame?.kind ?? '').toLowerCase() === 'rows';
+}
+
+/** The nearest enclosing SELECT of every window function. */
+function mapWindowOwners(node: Node, owner: Node | undefined, out: Map<Node, Node>): void {
+  const t = typeOf(node);
+  const here = t === 'select' ? node : owner;
+  if (t === 'window_function' && here) out.set(node, here);
+  for (const [c] of children(node)) mapWindowOwners(c, here, out);
+}
+
+function containsWindow(n: Node): boolean {
+  for (const [x] of allNodes(n)) if (typeOf(x) === 'window_function') return true;
+  return false;
+}
+
+/**
+ * A tie-sensitive window is deterministic when rows that tie on its PARTITION BY and ORDER BY keys
+ * are indistinguishable: the keys cover every column its function reads and every other output
+ * column of the SELECT, or a declared unique key of the SELECT's only table.
+ */
+function windowOrderIsTotal(win: Node, spec: Data, select: Node | undefined, options: DeterminismOptions): boolean {
+  const keys: Node[] = [...(spec.partition_by ?? []), ...(spec.order_by ?? []).map((o: Data) => o?.this ?? o)];
+  const covered = (e: Node) => keys.some((k) => sameExpr(k, e));
+  if (select && uniqueKeyCovered(select, keys, options)) return true;
+  const outputs = select ? outputsOf(select) : undefined;
+  if (!outputs) return false;
+  const read: Node[] = [];
+  for (const [x] of allNodes(dataOf(win).this ?? {})) if (typeOf(x) === 'column') read.push(x);
+  return read.every(covered) && outputs.filter((o) => !containsWindow(o.expr)).every((o) => covered(o.expr));
+}
+
+function uniqueKeyCovered(select: Node, keys: readonly Node[], options: DeterminismOptions): boolean {
+  const d = dataOf(select);
+  const from: Data[] = d.from?.expressions ?? [];
+  if (!options.uniqueKeys || from.length !== 1 || d.joins?.length || typeOf(from[0]) !== 'table') return false;
+  const table = identName(dataOf(from[0]).name);
+  const names = new Set(keys.filter((k) => typeOf(k) === 'column').map((k) => identName(dataOf(k).name)));
+  return !!table && options.uniqueKeys(table).some((uk) => uk.length > 0 && uk.every((c) => names.has(c.toLowerCase())));
 }

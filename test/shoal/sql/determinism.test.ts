@@ -38,8 +38,8 @@ describe('checkDeterminism (study §7)', () => {
   it.each([
     'SELECT a, sum(b) AS s FROM t GROUP BY a',
     'SELECT sum(x) OVER () AS s FROM t',
-    'SELECT lag(x) OVER w AS l FROM t WINDOW w AS (PARTITION BY y ORDER BY z)',
-    'SELECT lag(x) OVER (w ORDER BY z) AS l FROM t WINDOW w AS (PARTITION BY y)',
+    'SELECT lag(x) OVER w AS l FROM t WINDOW w AS (PARTITION BY y ORDER BY z, x)',
+    'SELECT lag(x) OVER (w ORDER BY z, x) AS l FROM t WINDOW w AS (PARTITION BY y)',
     "SELECT string_agg(x, ',' ORDER BY x) AS s FROM t",
     'SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) AS p FROM t',
     'SELECT DISTINCT ON (a) a, b FROM t ORDER BY a, b',
@@ -103,6 +103,11 @@ const REJECTED: readonly (readonly [string, string])[] = [
   ['SELECT count(*) AS n FROM t TABLESAMPLE SYSTEM (10)', 'SAMPLE'],
   ['SELECT row_number() OVER () AS r, a FROM t', 'WINDOW_NO_ORDER'],
   ['SELECT lead(a) OVER (PARTITION BY b) AS r FROM t', 'WINDOW_NO_ORDER'],
+  ['SELECT lag(x) OVER w AS l FROM t WINDOW w AS (PARTITION BY y ORDER BY z)', 'WINDOW_ORDER_NOT_TOTAL'],
+  ['SELECT lag(x) OVER (w ORDER BY z) AS l FROM t WINDOW w AS (PARTITION BY y)', 'WINDOW_ORDER_NOT_TOTAL'],
+  ['SELECT row_number() OVER (ORDER BY a) AS r, b FROM t', 'WINDOW_ORDER_NOT_TOTAL'],
+  ['SELECT first_value(b) OVER (PARTITION BY a ORDER BY c) AS f FROM t', 'WINDOW_ORDER_NOT_TOTAL'],
+  ['SELECT sum(x) OVER (ORDER BY a ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS s, a FROM t', 'WINDOW_ORDER_NOT_TOTAL'],
   ['SELECT array_agg(a) AS xs FROM t', 'AGG_ORDER'],
   ["SELECT string_agg(a, ',') AS xs FROM t", 'AGG_ORDER'],
   ['SELECT json_agg(a) AS xs FROM t', 'AGG_ORDER'],
@@ -127,6 +132,10 @@ const ADMITTED: readonly string[] = [
   'SELECT a FROM (SELECT a FROM t ORDER BY a LIMIT 3) s',
   'SELECT sum(a) OVER () AS total, a FROM t',
   'SELECT row_number() OVER (ORDER BY a) AS r, a FROM t',
+  'SELECT rank() OVER (ORDER BY a) AS r, b FROM t',
+  'SELECT sum(x) OVER (ORDER BY a) AS s, b FROM t',
+  'SELECT sum(x) OVER (ORDER BY a, x ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS s, a FROM t',
+  'SELECT first_value(b) OVER (PARTITION BY a ORDER BY c, b) AS f, a FROM t',
   'SELECT array_agg(a ORDER BY a) AS xs FROM t',
   "SELECT string_agg(a, ',' ORDER BY a) AS xs FROM t",
   'SELECT DISTINCT ON (a) a, b FROM t ORDER BY a, b',
@@ -179,13 +188,16 @@ describe('view determinism, both tiers (federation-fleet.md §3)', () => {
     expect(() => admitMaterializedView('local' as 'shared', 'SELECT 1')).toThrow(expect.objectContaining({ code: 'MV_BAD_CONSISTENCY' }));
   });
 
-  it('an ORDER BY on a declared unique key is total', () => {
+  it('an ORDER BY on a declared unique key is total (under LIMIT and in a window)', () => {
     const sql = 'SELECT id, name FROM customers ORDER BY id LIMIT 10';
     expect(checkViewDeterminism(sql).issues.map((i) => i.code)).toEqual(['LIMIT_ORDER_NOT_TOTAL']);
     const uniqueKeys = (t: string) => (t === 'customers' ? [['id']] : []);
     expect(checkViewDeterminism(sql, { uniqueKeys }).ok).toBe(true);
     expect(checkViewDeterminism('SELECT id, name FROM customers ORDER BY name LIMIT 10', { uniqueKeys }).ok).toBe(false);
     expect(checkViewDeterminism('SELECT c.id, o.n FROM customers c JOIN orders o ON o.c = c.id ORDER BY c.id LIMIT 10', { uniqueKeys }).ok).toBe(false);
+    const win = 'SELECT row_number() OVER (ORDER BY id) AS r, name FROM customers';
+    expect(checkViewDeterminism(win).issues.map((i) => i.code)).toEqual(['WINDOW_ORDER_NOT_TOTAL']);
+    expect(checkViewDeterminism(win, { uniqueKeys }).ok).toBe(true);
   });
 
   it('the reason names the first issue and where it is', () => {
