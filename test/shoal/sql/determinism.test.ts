@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { admitMaterializedView, checkDeterminism, checkViewDeterminism } from '../../../src/shoal/sql/index.js';
 
@@ -203,5 +204,35 @@ describe('view determinism, both tiers (federation-fleet.md §3)', () => {
   it('the reason names the first issue and where it is', () => {
     expect(checkViewDeterminism('SELECT a,\n  array_agg(b) AS r FROM t').reason).toMatch(/^non-deterministic \(AGG_ORDER\): array_agg\(\).* at line 2, column \d+$/);
     expect(checkViewDeterminism('SELECT random() AS r FROM t').reason).toBe('non-deterministic (VOLATILE): random changes between runs');
+  });
+});
+
+describe('determinism laws', () => {
+  it('the check is total and fails closed: any text gives a verdict, never a throw', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.constantFrom(' ', '\n'), fc.constantFrom(...ADMITTED).map((s) => s.slice(0, -3))), (text) => {
+        const v = checkViewDeterminism(text);
+        expect(typeof v.ok).toBe('boolean');
+        if (!v.parsed) expect(v.ok).toBe(false);
+        if (!v.ok) expect(v.reason).toBeTruthy();
+        // blank view_sql means a join-pattern MV, which admission treats as deterministic
+        if (text.trim() !== '') expect(admitMaterializedView('distributed', text).ok).toBe(v.ok);
+        if (text.trim() !== '') expect(admitMaterializedView('shared', text).ok).toBe(v.parsed);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('adding a volatile output column to a deterministic view makes it non-deterministic; shared still admits it', () => {
+    const volatile = ['now()', 'random()', 'current_user', 'gen_random_uuid()', 'clock_timestamp()'];
+    fc.assert(
+      fc.property(fc.constantFrom(...ADMITTED.filter((s) => /^SELECT [a-z]/.test(s) && !/ UNION /.test(s))), fc.constantFrom(...volatile), (sql, fn) => {
+        const tainted = sql.replace(/^SELECT /, `SELECT ${fn} AS zz, `);
+        expect(checkViewDeterminism(tainted).issues.map((i) => i.code)).toContain('VOLATILE');
+        expect(admitMaterializedView('distributed', tainted).ok).toBe(false);
+        expect(admitMaterializedView('shared', tainted)).toMatchObject({ ok: true, deterministic: false });
+      }),
+      { numRuns: 100 },
+    );
   });
 });
