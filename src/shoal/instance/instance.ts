@@ -9,11 +9,17 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { isCodedError } from '../../core/errors.js';
+import { openSqlClient } from '../../core/sql/open-sql-client.js';
+import type { SqlClient } from '../../core/sql/sql-client.js';
 import type { CatalogModel, ShoalConfig, SourceConfig } from '../config/model.js';
 import { catalogEntries, sourceTypeOf } from '../engine/catalog-entry.js';
 import { DuckDbEngine } from '../engine/duckdb/duckdb-engine.js';
 import type { Engine } from '../engine/engine.js';
 import { ShoalError } from '../errors.js';
+import { engineNameWithMvs } from '../mv/mv-relation.js';
+import { MvService } from '../mv/mv-service.js';
+import { MvScheduler } from '../mv/scheduler.js';
+import { SnapshotStore, storeDirectory } from '../mv/snapshot-store.js';
 import { openRegistry } from '../registry/open-registry.js';
 import type { Registry } from '../registry/registry.js';
 import { watchEpoch, type EpochWatch } from '../registry/watch-epoch.js';
@@ -37,6 +43,21 @@ export interface InstanceOptions {
   readonly importConfig?: boolean;
   /** Called with background failures (a reconcile that failed; it is retried at the next poll). */
   readonly onError?: (e: unknown) => void;
+  /** Materialized views (defaults also read from env SHOAL_MV_TICK_MS, SHOAL_MV_LEASE_MS). */
+  readonly mv?: InstanceMvOptions;
+}
+
+export interface InstanceMvOptions {
+  /** Refresh-loop tick (ms, default 5000; 0 = no loop, refresh only through the admin API). */
+  readonly tickMs?: number;
+  /** Refresh lease length (ms, default 120 s). */
+  readonly leaseMs?: number;
+  /** How long an MV's resolved snapshot may be cached (ms, default 1000). */
+  readonly resolveMaxAgeMs?: number;
+  /** Snapshot GC grace (ms, default 10 min). */
+  readonly gcGraceMs?: number;
+  /** Writer identity in the refresh catalog (default host:pid:random). */
+  readonly writer?: string;
 }
 
 interface CatalogState {
@@ -51,6 +72,10 @@ export class ShoalInstance implements QueryService {
   private state: CatalogState | undefined;
   private watch: EpochWatch | undefined;
   private readonly pool: SourcePool;
+  /** This instance's materialized views (refresh, resolve, bind); see src/shoal/mv. */
+  mvs: MvService | undefined;
+  private mvScheduler: MvScheduler | undefined;
+  private mvDb: SqlClient | undefined;
 
   private constructor(
     readonly registry: Registry,
@@ -64,18 +89,22 @@ export class ShoalInstance implements QueryService {
     const url = options.config.stateful.control_plane.tenant_url ?? EMBEDDED_REGISTRY_URL;
     const registry = await openRegistry(url, { baseDir: options.baseDir });
     let engine: Engine | undefined;
+    let instance: ShoalInstance | undefined;
     try {
       if (options.importConfig ?? true) await registry.importConfig(withAbsolutePaths(options.config, options.baseDir));
       engine = await DuckDbEngine.create({ env: options.env ?? process.env });
-      const instance = new ShoalInstance(registry, engine, options);
+      instance = new ShoalInstance(registry, engine, options);
+      await instance.openMvs(url);
       await instance.rebuild();
       instance.watch = await watchEpoch(
         registry,
         { intervalMs: options.pollMs ?? 2000, initialEpoch: instance.state?.epoch ?? 0, onError: options.onError ?? (() => undefined) },
-        () => instance.rebuild(),
+        () => instance!.rebuild(),
       );
+      instance.mvScheduler?.start();
       return instance;
     } catch (e) {
+      await instance?.mvDb?.close().catch(() => undefined);
       await engine?.close().catch(() => undefined);
       await registry.close().catch(() => undefined);
       throw e;
@@ -95,7 +124,35 @@ export class ShoalInstance implements QueryService {
     for (const f of report.failed) {
       this.options.onError?.(new ShoalError(f.code, `catalog entry ${f.entry}: ${f.message}`));
     }
-    this.state = { epoch: snap.epoch, model, governance: catalogFromConfig(model) };
+    await this.mvs?.sync(model);
+    this.state = { epoch: snap.epoch, model, governance: catalogFromConfig(model, { engineName: engineNameWithMvs }) };
+  }
+
+  /** The MV service over the registry's database and the shared snapshot store, and its refresh loop. */
+  private async openMvs(registryUrl: string): Promise<void> {
+    const env = this.options.env ?? process.env;
+    const o = this.options.mv ?? {};
+    const num = (v: string | undefined): number | undefined => (v === undefined || v === '' || !Number.isFinite(Number(v)) ? undefined : Number(v));
+    const leaseMs = o.leaseMs ?? num(env.SHOAL_MV_LEASE_MS);
+    const tickMs = o.tickMs ?? num(env.SHOAL_MV_TICK_MS) ?? 5000;
+    this.mvDb = await openSqlClient(registryUrl, { baseDir: this.options.baseDir, max: 2 });
+    const store = await SnapshotStore.open(storeDirectory(this.options.config.stateful.materialize_store_url, this.options.baseDir));
+    this.mvs = await MvService.open({
+      db: this.mvDb,
+      store,
+      engine: this.engine,
+      ...(leaseMs === undefined ? {} : { leaseMs }),
+      ...(o.writer === undefined ? {} : { writer: o.writer }),
+      ...(o.resolveMaxAgeMs === undefined ? {} : { resolveMaxAgeMs: o.resolveMaxAgeMs }),
+      ...(o.gcGraceMs === undefined ? {} : { gcGraceMs: o.gcGraceMs }),
+    });
+    if (tickMs > 0) {
+      const mvs = this.mvs;
+      this.mvScheduler = new MvScheduler(
+        { candidates: () => mvs.candidates(), refresh: (id) => mvs.refresh(id), afterTick: async () => void (await mvs.collectGarbage()) },
+        { intervalMs: tickMs, ...(this.options.onError ? { onError: this.options.onError } : {}) },
+      );
+    }
   }
 
   /** The epoch the served catalog was built at. */
@@ -139,8 +196,11 @@ export class ShoalInstance implements QueryService {
         hint: `use one of: ${state.model.roles.map((r) => r.id).join(', ') || '(no roles registered)'}`,
       });
     }
-    const plan = planQuery({ sql: req.sql, role: req.role, vars: req.vars }, state.governance);
-    const headers: Record<string, string> = { 'x-shoal-route': plan.route.kind === 'direct' ? `direct:${plan.route.sourceId}` : 'engine' };
+    const planned = planQuery({ sql: req.sql, role: req.role, vars: req.vars }, state.governance);
+    // MVs the query reads are bound to their published snapshot, or to live view_sql (x-shoal-mv says which)
+    const mvBound = this.mvs ? await this.mvs.bind(planned) : { sql: planned.sql, headers: {} };
+    const plan = { ...planned, sql: mvBound.sql };
+    const headers: Record<string, string> = { 'x-shoal-route': plan.route.kind === 'direct' ? `direct:${plan.route.sourceId}` : 'engine', ...mvBound.headers };
     const columns = plan.columns.map((c) => ({ name: c.name, type: c.type ?? 'unknown' }));
     if (plan.route.kind === 'direct') {
       const route = plan.route;
@@ -179,9 +239,11 @@ export class ShoalInstance implements QueryService {
 
   async close(): Promise<void> {
     await this.watch?.stop().catch(() => undefined);
+    await this.mvScheduler?.stop().catch(() => undefined);
     await this.engine.close().catch(() => undefined);
     await this.pool.closeAll().catch(() => undefined);
     await this.registry.close().catch(() => undefined);
+    await this.mvDb?.close().catch(() => undefined);
   }
 }
 

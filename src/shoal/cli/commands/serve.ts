@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { adminPlugin } from '../../server/admin-plugin.js';
 import { buildApp } from '../../server/app.js';
+import { mvAdminPlugin } from '../../server/mv-admin-plugin.js';
 import { openInstance } from './open-instance.js';
 
 /** `shoal serve --config FILE [--port P] [--host H]`: the HTTP data API over one instance. */
@@ -17,7 +18,7 @@ export function registerServe(program: Command): void {
       const app = await buildApp({
         service: instance,
         logger: { level: process.env.SHOAL_LOG_LEVEL ?? 'info' },
-        plugins: [adminPlugin(instance)],
+        plugins: [adminPlugin(instance), mvAdminPlugin(instance)],
       });
       const shutdown = async (): Promise<void> => {
         await app.close().catch(() => undefined);

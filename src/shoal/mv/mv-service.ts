@@ -1,0 +1,328 @@
+/**
+ * One instance's materialized views: the glue between the catalog model, the shared refresh
+ * catalog (law S3), the snapshot store, the materializer and the resolver.
+ *
+ * - `sync(model)` (every catalog rebuild): learn the MVs, plan their view_sql as the service role,
+ *   seed their catalog rows (idempotent across the fleet).
+ * - `refresh(id)`: one coordinated refresh: claim for the current versions, build an unpublished
+ *   snapshot under a heartbeat, publish it by the fenced commit.
+ * - `bind(plan)`: before a governed query runs, bind each MV it reads to the published snapshot
+ *   (resolved through the catalog, cached ≤ 1 s) or, if none was ever published, to its view_sql
+ *   computed live; the response says which in the `x-shoal-mv` header.
+ * - `candidates()` / `collectGarbage()`: what the scheduler loop claims, and snapshot GC.
+ *
+ * `distributed` MVs are not materialized yet: they are always served live (and the header says so).
+ */
+import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { HeartbeatOptions } from '../../core/lease/index.js';
+import type { SqlClient } from '../../core/sql/sql-client.js';
+import type { CatalogModel, TableConfig } from '../config/model.js';
+import { qualifiedName } from '../config/model.js';
+import type { Engine } from '../engine/engine.js';
+import { ShoalError } from '../errors.js';
+import { planQuery, type GovernanceCatalog } from '../sql/index.js';
+import { materialize, serviceCatalog, serviceViewSql, SERVICE_ROLE_ID } from './materialize.js';
+import { bindMvRelations, isMaterializedView, mvId, mvRelationName, snapshotBody, type MvBinding } from './mv-relation.js';
+import { MvResolver, type MvResolution } from './mv-resolver.js';
+import { RefreshCatalog, type MvDefinition, type MvRow, type RefreshLogEntry, type RefreshVersions } from './refresh-catalog.js';
+import { refreshUnderLease, type RefreshResult } from './refresh-under-lease.js';
+import type { GcReport, SnapshotStore } from './snapshot-store.js';
+import { gatherInputSignals, refreshVersions, type InputProbes, type InputSource } from './version-stamps.js';
+
+/** A registered MV as this instance knows it (from the last synced catalog). */
+export interface MvInfo {
+  readonly id: string;
+  readonly table: TableConfig;
+  readonly relation: string;
+  /** view_sql planned for the service role, as engine SQL; null when it does not plan (see `error`). */
+  readonly engineSql: string | null;
+  readonly error: string | null;
+  /** Keys (`<domain>.<table>`) of the registered tables view_sql reads. */
+  readonly sourceTables: readonly string[];
+  readonly definition: MvDefinition;
+}
+
+/** A refresh running on this instance (the admin API shows progress and timing). */
+export interface RunningRefresh {
+  readonly mvId: string;
+  readonly writer: string;
+  readonly startedAtMs: number;
+  readonly elapsedMs: number;
+  readonly rowsWritten: number;
+  readonly snapshotId: string | null;
+}
+
+export interface MvServiceOptions {
+  readonly db: SqlClient;
+  readonly store: SnapshotStore;
+  readonly engine: Engine;
+  /** This instance's writer identity in the catalog (default host:pid:random). */
+  readonly writer?: string;
+  /** Lease length (ms, default the catalog's 120 s). */
+  readonly leaseMs?: number;
+  readonly heartbeat?: HeartbeatOptions;
+  /** Resolution cache age (ms, default 1000). */
+  readonly resolveMaxAgeMs?: number;
+  /** Snapshot GC grace (ms, default the store's). */
+  readonly gcGraceMs?: number;
+  /** Wall clock (progress timing). */
+  readonly now?: () => number;
+  /** Called between writing the snapshot and the fenced commit (fault-injection tests). */
+  readonly beforeCommit?: (mvId: string, snapshotId: string) => Promise<void>;
+}
+
+export interface BoundQuery {
+  readonly sql: string;
+  /** `x-shoal-mv`: `<mv>=snapshot:<id>` or `<mv>=live`, comma-separated. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+const FILE_TYPES = new Set(['csv', 'parquet', 'json']);
+
+export function defaultWriterId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+export class MvService {
+  readonly writer: string;
+  private mvs = new Map<string, MvInfo>();
+  private model: CatalogModel | undefined;
+  private service: GovernanceCatalog | undefined;
+  private readonly resolver: MvResolver;
+  private readonly inFlight = new Map<string, { startedAtMs: number; rows: number; snapshotId: string | null; writer: string }>();
+  private readonly now: () => number;
+
+  private constructor(
+    readonly catalog: RefreshCatalog,
+    readonly store: SnapshotStore,
+    private readonly options: MvServiceOptions,
+  ) {
+    this.writer = options.writer ?? defaultWriterId();
+    this.now = options.now ?? (() => Date.now());
+    this.resolver = new MvResolver(catalog, store, options.resolveMaxAgeMs === undefined ? {} : { maxAgeMs: options.resolveMaxAgeMs });
+  }
+
+  static async open(options: MvServiceOptions): Promise<MvService> {
+    const catalog = await RefreshCatalog.open(options.db, options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs });
+    return new MvService(catalog, options.store, options);
+  }
+
+  /** Learn the MVs of a catalog (absolute paths) and seed their refresh-catalog rows. */
+  async sync(model: CatalogModel): Promise<void> {
+    const service = serviceCatalog(model);
+    const next = new Map<string, MvInfo>();
+    for (const t of model.tables) {
+      if (!isMaterializedView(t)) continue;
+      const id = mvId(t);
+      let engineSql: string | null = null;
+      let error: string | null = null;
+      let sourceTables: readonly string[] = [];
+      try {
+        engineSql = serviceViewSql(t, service);
+        sourceTables = planQuery({ sql: t.view_sql!, role: SERVICE_ROLE_ID }, service, { route: 'engine' }).tables;
+      } catch (e) {
+        error = (e as Error).message;
+      }
+      const definition: MvDefinition = {
+        id,
+        sourceTables,
+        targetCatalog: null,
+        targetSchema: t.schema,
+        targetTable: t.table,
+        refreshInterval: t.mv_refresh_interval,
+        consistency: t.mv_consistency,
+        customSql: t.view_sql ?? null,
+      };
+      next.set(id.toLowerCase(), { id, table: t, relation: mvRelationName(id), engineSql, error, sourceTables, definition });
+    }
+    this.model = model;
+    this.service = service;
+    this.mvs = next;
+    for (const mv of next.values()) if (mv.table.mv_consistency === 'shared') await this.catalog.seed(mv.definition);
+  }
+
+  /** The MVs of the last synced catalog. */
+  list(): readonly MvInfo[] {
+    return [...this.mvs.values()];
+  }
+
+  info(id: string): MvInfo | undefined {
+    return this.mvs.get(id.toLowerCase());
+  }
+
+  row(id: string): Promise<MvRow | null> {
+    return this.catalog.get(this.info(id)?.id ?? id);
+  }
+
+  rows(): Promise<MvRow[]> {
+    return this.catalog.list();
+  }
+
+  log(id: string, limit?: number): Promise<RefreshLogEntry[]> {
+    return this.catalog.log(this.info(id)?.id ?? id, limit === undefined ? {} : { limit });
+  }
+
+  running(): RunningRefresh[] {
+    const now = this.now();
+    return [...this.inFlight.entries()].map(([mvId, r]) => ({
+      mvId,
+      writer: r.writer,
+      startedAtMs: r.startedAtMs,
+      elapsedMs: now - r.startedAtMs,
+      rowsWritten: r.rows,
+      snapshotId: r.snapshotId,
+    }));
+  }
+
+  /** The versions a refresh of this MV would be for, now. */
+  async versions(mv: MvInfo): Promise<RefreshVersions> {
+    const model = this.model!;
+    const sources: InputSource[] = mv.sourceTables.map((key) => {
+      const t = model.tables.find((x) => qualifiedName(x).toLowerCase() === key);
+      const src = t && model.sources.find((s) => s.id === t.source_id);
+      if (t && src && FILE_TYPES.has(src.type.toLowerCase()) && src.path) return { table: key, kind: 'file', path: filePath(src.path, t.table, src.type.toLowerCase()) };
+      if (t && t.watermark_column) return { table: key, kind: 'table', watermarkColumn: t.watermark_column };
+      return { table: key, kind: 'none' };
+    });
+    const probes: InputProbes = {
+      fileStat: async (path) => {
+        const s = await stat(path);
+        return { size: s.size, mtimeMs: s.mtimeMs };
+      },
+      maxWatermark: async (table, column) => this.maxOf(table, column),
+    };
+    const signals = await gatherInputSignals(sources, probes);
+    return refreshVersions({ sql: mv.table.view_sql ?? null, sourceTables: mv.sourceTables }, signals);
+  }
+
+  private async maxOf(tableKey: string, column: string): Promise<unknown> {
+    const sql = planQuery({ sql: `SELECT max("${column.replace(/"/g, '""')}") AS m FROM ${tableKey}`, role: SERVICE_ROLE_ID }, this.service!, { route: 'engine' }).sql;
+    for await (const batch of this.options.engine.execute(sql)) return batch.rows[0]?.[0] ?? null;
+    return null;
+  }
+
+  /**
+   * One coordinated refresh of a `shared` MV. `force` (a manual refresh) skips the version and
+   * interval gates; a live lease held by anyone still excludes.
+   */
+  async refresh(id: string, options: { force?: boolean; traceId?: string } = {}): Promise<RefreshResult> {
+    const mv = this.info(id);
+    if (!mv) throw new ShoalError('NOT_FOUND', `no materialized view "${id}"`, { hint: 'GET /admin/mv lists the registered MVs' });
+    if (mv.table.mv_consistency !== 'shared') {
+      throw new ShoalError('MV_NOT_SHARED', `MV ${mv.id} is distributed: it has no shared snapshot to refresh`, {
+        hint: 'distributed MVs are served live on each instance',
+      });
+    }
+    const versions = await this.versions(mv);
+    const result = await refreshUnderLease(
+      this.catalog,
+      {
+        definition: mv.definition,
+        writer: this.writer,
+        versions,
+        ...(options.force ? { force: true } : {}),
+        ...(options.traceId ? { traceId: options.traceId } : {}),
+        ...(this.options.heartbeat ? { heartbeat: this.options.heartbeat } : {}),
+      },
+      {
+        build: async (claim, signal) => {
+          if (mv.engineSql === null) throw new ShoalError('MV_VIEW_SQL_INVALID', mv.error ?? `view_sql of MV ${mv.id} does not plan`);
+          const snapshotId = this.store.newSnapshotId(mv.id);
+          const progress = { startedAtMs: this.now(), rows: 0, snapshotId, writer: `${claim.grant.writer}#${claim.grant.epoch}` };
+          this.inFlight.set(mv.id, progress);
+          try {
+            const built = await materialize({
+              table: mv.table,
+              serviceCatalog: this.service!,
+              engine: this.options.engine,
+              store: this.store,
+              snapshotId,
+              signal,
+              onProgress: (rows) => (progress.rows = rows),
+            });
+            await this.options.beforeCommit?.(mv.id, snapshotId);
+            return { snapshotId, rowCount: built.rowCount };
+          } finally {
+            this.inFlight.delete(mv.id);
+          }
+        },
+        discard: (snapshotId) => this.store.discard(snapshotId),
+      },
+    );
+    if (result.outcome === 'refreshed') this.resolver.invalidate(mv.id);
+    return result;
+  }
+
+  /**
+   * MVs worth a claim attempt: shared ones whose row is due (interval elapsed or never refreshed),
+   * whose definition changed, or whose inputs moved since the last refresh. Claims still decide.
+   */
+  async candidates(): Promise<string[]> {
+    const rows = new Map((await this.catalog.list()).map((r) => [r.id, r]));
+    const due = new Set((await this.catalog.due()).map((r) => r.id));
+    const out: string[] = [];
+    for (const mv of this.mvs.values()) {
+      if (mv.table.mv_consistency !== 'shared' || mv.engineSql === null) continue;
+      const row = rows.get(mv.id);
+      if (!row || due.has(mv.id)) {
+        out.push(mv.id);
+        continue;
+      }
+      if (!row.enabled || (row.writer !== null && (await this.catalog.leaseState(mv.id))?.live)) continue;
+      const v = await this.versions(mv);
+      if (row.materializedDefinitionVersion !== v.definitionVersion || (v.inputVersion !== null && row.materializedInputVersion !== v.inputVersion)) out.push(mv.id);
+    }
+    return out;
+  }
+
+  /** Remove snapshots no catalog row publishes, past the grace period (see SnapshotStore). */
+  async collectGarbage(): Promise<GcReport> {
+    const referenced = new Set((await this.catalog.list()).flatMap((r) => (r.snapshotId ? [r.snapshotId] : [])));
+    return this.store.collectGarbage({ referenced, ...(this.options.gcGraceMs === undefined ? {} : { graceMs: this.options.gcGraceMs }) });
+  }
+
+  /** What an MV resolves to for a reader now (cached ≤ the resolver's max age). */
+  resolve(id: string): Promise<MvResolution> {
+    const mv = this.info(id);
+    if (mv && mv.table.mv_consistency !== 'shared') return Promise.resolve({ kind: 'live', reason: 'never_materialized' });
+    return this.resolver.resolve(mv?.id ?? id);
+  }
+
+  /** Bind the MVs a governed plan reads (its `tables` keys) to a snapshot or to live view_sql. */
+  async bind(plan: { readonly sql: string; readonly tables: readonly string[] }): Promise<BoundQuery> {
+    const bindings: MvBinding[] = [];
+    const notes: string[] = [];
+    for (const key of new Set(plan.tables)) {
+      const mv = this.mvs.get(key.toLowerCase());
+      if (!mv) continue;
+      const r = await this.resolve(mv.id);
+      if (r.kind === 'snapshot') {
+        bindings.push({ relation: mv.relation, body: snapshotBody(r.path) });
+        notes.push(`${mv.id}=snapshot:${r.snapshotId}`);
+      } else {
+        if (mv.engineSql === null) {
+          throw new ShoalError('MV_VIEW_SQL_INVALID', `MV ${mv.id} has never been materialized and its view_sql cannot run: ${mv.error ?? 'unplannable'}`, {
+            where: `tables.${mv.table.table}.view_sql`,
+            hint: 'fix the view_sql in the registry',
+          });
+        }
+        bindings.push({ relation: mv.relation, body: mv.engineSql });
+        notes.push(`${mv.id}=live`);
+      }
+    }
+    return { sql: bindMvRelations(plan.sql, bindings), headers: notes.length > 0 ? { 'x-shoal-mv': notes.join(', ') } : {} };
+  }
+}
+
+function filePath(path: string, table: string, type: string): string {
+  // a source path is the file itself, or a directory of <table>.<ext> files (as the engine reads it)
+  try {
+    return statSync(path).isDirectory() ? join(path, `${table}.${type}`) : path;
+  } catch {
+    return path; // missing: the probe fails and the table gives no signal
+  }
+}

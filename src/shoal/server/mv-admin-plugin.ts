@@ -1,0 +1,99 @@
+/**
+ * The MV admin API (ARCHITECTURE.md S3/S4), for roles with the `admin` capability:
+ *
+ * - `GET  /admin/mv`             every registered MV: its refresh-catalog row, how readers resolve
+ *                                it now, and the progress of a refresh running on this instance.
+ * - `GET  /admin/mv/:id`         the MV's refresh-catalog row (404 when unknown).
+ * - `POST /admin/mv/:id/refresh` one coordinated refresh now (skips the version and interval gates;
+ *                                a live lease anywhere still excludes) →
+ *                                `{outcome: refreshed|skipped|lost_lease|failed, …}`.
+ * - `GET  /admin/mv/:id/log`     the refresh log, newest first (`?limit=N`, default 100).
+ *
+ * `:id` is the MV's qualified name `<domain>.<alias ?? table>` (case-insensitive).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { resolveRole } from '../config/roles.js';
+import { ShoalError } from '../errors.js';
+import type { MvService } from '../mv/mv-service.js';
+import type { Registry } from '../registry/registry.js';
+
+/** What the MV admin API needs from an instance. */
+export interface MvAdminTarget {
+  readonly registry: Registry;
+  readonly mvs: MvService | undefined;
+}
+
+type IdRequest = FastifyRequest<{ Params: { id: string }; Querystring: { limit?: string } }>;
+
+export function mvAdminPlugin(target: MvAdminTarget) {
+  return async function plugin(app: FastifyInstance): Promise<void> {
+    const authorize = async (req: FastifyRequest): Promise<void> => {
+      const header = req.headers['x-provisa-role'];
+      const roleId = Array.isArray(header) ? header[0] : header;
+      if (!roleId) throw new ShoalError('ROLE_REQUIRED', 'admin requests need an X-Provisa-Role header', { hint: 'act as a role with the admin capability' });
+      const { catalog } = await target.registry.snapshot();
+      if (!catalog.roles.some((r) => r.id === roleId)) throw new ShoalError('ROLE_UNKNOWN', `role "${roleId}" is not registered`);
+      if (!resolveRole(catalog.roles, roleId).capabilities.includes('admin')) {
+        throw new ShoalError('FORBIDDEN', `role "${roleId}" lacks the admin capability`, { hint: 'act as a role whose capabilities include admin' });
+      }
+    };
+    const service = (): MvService => {
+      if (!target.mvs) throw new ShoalError('NOT_READY', 'materialized views are not available on this instance', { hint: 'retry when /ready returns 200' });
+      return target.mvs;
+    };
+    const known = (mvs: MvService, id: string) => {
+      const mv = mvs.info(id);
+      if (!mv) throw new ShoalError('NOT_FOUND', `no materialized view "${id}"`, { hint: 'GET /admin/mv lists the registered MVs' });
+      return mv;
+    };
+
+    app.get('/admin/mv', async (req) => {
+      await authorize(req);
+      const mvs = service();
+      const rows = new Map((await mvs.rows()).map((r) => [r.id, r]));
+      const running = new Map(mvs.running().map((r) => [r.mvId, r]));
+      const out = [];
+      for (const mv of mvs.list()) {
+        out.push({
+          id: mv.id,
+          consistency: mv.table.mv_consistency,
+          refresh_interval: mv.table.mv_refresh_interval,
+          source_tables: mv.sourceTables,
+          error: mv.error,
+          serving: await mvs.resolve(mv.id).catch((e: unknown) => ({ kind: 'unavailable', reason: (e as Error).message })),
+          row: rows.get(mv.id) ?? null,
+          running: running.get(mv.id) ?? null,
+        });
+      }
+      return { writer: mvs.writer, mvs: out };
+    });
+
+    app.get('/admin/mv/:id', async (req: IdRequest) => {
+      await authorize(req);
+      const mvs = service();
+      const mv = known(mvs, req.params.id);
+      const row = await mvs.row(mv.id);
+      if (!row) throw new ShoalError('NOT_FOUND', `MV "${mv.id}" has no refresh-catalog row yet`, { hint: 'distributed MVs have none; shared ones are seeded at start' });
+      return row;
+    });
+
+    app.post('/admin/mv/:id/refresh', async (req: IdRequest) => {
+      await authorize(req);
+      const mvs = service();
+      const mv = known(mvs, req.params.id);
+      const traceId = req.headers['x-trace-id'];
+      return { id: mv.id, writer: mvs.writer, ...(await mvs.refresh(mv.id, { force: true, ...(typeof traceId === 'string' ? { traceId } : {}) })) };
+    });
+
+    app.get('/admin/mv/:id/log', async (req: IdRequest) => {
+      await authorize(req);
+      const mvs = service();
+      const mv = known(mvs, req.params.id);
+      const limit = req.query.limit === undefined ? undefined : Number.parseInt(req.query.limit, 10);
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 10_000)) {
+        throw new ShoalError('BAD_REQUEST', `limit must be an integer from 1 to 10000, got "${req.query.limit}"`, { hint: 'omit it for the last 100 entries' });
+      }
+      return { id: mv.id, entries: await mvs.log(mv.id, limit) };
+    });
+  };
+}
