@@ -58,6 +58,11 @@ export interface InstanceMvOptions {
   readonly gcGraceMs?: number;
   /** Writer identity in the refresh catalog (default host:pid:random). */
   readonly writer?: string;
+  /**
+   * Fault injection for crash and pause tests (env SHOAL_MV_FAULT_COMMIT_DELAY_MS): wait this long
+   * after a snapshot is written and before its fenced commit. Never set in production.
+   */
+  readonly commitDelayMs?: number;
 }
 
 interface CatalogState {
@@ -135,6 +140,7 @@ export class ShoalInstance implements QueryService {
     const num = (v: string | undefined): number | undefined => (v === undefined || v === '' || !Number.isFinite(Number(v)) ? undefined : Number(v));
     const leaseMs = o.leaseMs ?? num(env.SHOAL_MV_LEASE_MS);
     const tickMs = o.tickMs ?? num(env.SHOAL_MV_TICK_MS) ?? 5000;
+    const commitDelayMs = o.commitDelayMs ?? num(env.SHOAL_MV_FAULT_COMMIT_DELAY_MS);
     this.mvDb = await openSqlClient(registryUrl, { baseDir: this.options.baseDir, max: 2 });
     const store = await SnapshotStore.open(storeDirectory(this.options.config.stateful.materialize_store_url, this.options.baseDir));
     this.mvs = await MvService.open({
@@ -145,6 +151,7 @@ export class ShoalInstance implements QueryService {
       ...(o.writer === undefined ? {} : { writer: o.writer }),
       ...(o.resolveMaxAgeMs === undefined ? {} : { resolveMaxAgeMs: o.resolveMaxAgeMs }),
       ...(o.gcGraceMs === undefined ? {} : { gcGraceMs: o.gcGraceMs }),
+      ...(commitDelayMs ? { beforeCommit: () => new Promise<void>((r) => setTimeout(r, commitDelayMs)) } : {}),
     });
     if (tickMs > 0) {
       const mvs = this.mvs;
@@ -218,7 +225,7 @@ export class ShoalInstance implements QueryService {
         })(),
       };
     }
-    const batches = this.engine.execute(plan.sql, { signal });
+    const batches = this.engine.execute(plan.sql, { signal, pushdown: plan.pushdown });
     // Pull the first batch now so the engine's column types are known before the response starts.
     const it = batches[Symbol.asyncIterator]();
     const first = await it.next();

@@ -1,9 +1,11 @@
 import type { GovernanceCatalog } from './catalog.js';
+import type { PushdownSpec } from '../engine/engine.js';
 import type { Clock } from './current-time.js';
 import { generateFor } from './generate.js';
 import { governStatement } from './govern.js';
 import type { OutputColumn } from './output-columns.js';
 import { parseQuery } from './parse.js';
+import { type TableRefOf, derivePushdown } from './pushdown.js';
 import { type Route, type RouteOptions, decideRoute } from './route.js';
 import type { SessionVars } from './session-vars.js';
 import { validateStatement } from './validate.js';
@@ -28,6 +30,11 @@ export interface GovernedPlan {
   readonly rowCap?: number;
   /** Why this route was chosen. */
   readonly routeReason: string;
+  /**
+   * Engine route only: per landed table reference, the columns and `col op literal` conjuncts
+   * the engine may push into the source statement (see pushdown.ts). Absent: land whole tables.
+   */
+  readonly pushdown?: readonly PushdownSpec[];
 }
 
 /**
@@ -38,6 +45,10 @@ export interface GovernedPlan {
 export interface PlanOptions extends RouteOptions {
   /** The clock `now()` / `current_date` are read from, once per query, in UTC (default: system time). */
   readonly clock?: Clock;
+  /** Derive pushdown specs on the engine route (default true). */
+  readonly pushdown?: boolean;
+  /** The engine table a catalog table lands as (default: its three-part physical engine name). */
+  readonly tableRef?: TableRefOf;
 }
 
 export function planQuery(req: PlanRequest, catalog: GovernanceCatalog, options: PlanOptions = {}): GovernedPlan {
@@ -46,6 +57,9 @@ export function planQuery(req: PlanRequest, catalog: GovernanceCatalog, options:
   const gov = governStatement(stmt, catalog, req.role, req.vars ?? {}, req.sql, options.clock);
   const decision = decideRoute(gov, options);
   const sql = generateFor(gov, decision.target);
+  const pushdown = decision.route.kind === 'engine' && options.pushdown !== false
+    ? derivePushdown(gov, options.tableRef ? { tableRef: options.tableRef } : {})
+    : undefined;
   return {
     route: decision.route,
     sql,
@@ -53,5 +67,6 @@ export function planQuery(req: PlanRequest, catalog: GovernanceCatalog, options:
     tables: gov.tables.map((t) => t.tableKey),
     ...(gov.rowCap !== undefined ? { rowCap: gov.rowCap } : {}),
     routeReason: decision.reason,
+    ...(pushdown !== undefined ? { pushdown } : {}),
   };
 }
