@@ -12,6 +12,7 @@ export {
   type MvRow,
   type MvStatus,
   type ReclaimInfo,
+  ReconcileError,
   RefreshCatalog,
   type RefreshCatalogOptions,
   type RefreshClaim,

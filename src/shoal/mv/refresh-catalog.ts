@@ -111,6 +111,17 @@ export interface ReclaimInfo {
   readonly row: MvRow;
 }
 
+/** The reconcile hook failed after a reclaim; the claim was released (and logged) as failed. */
+export class ReconcileError extends ShoalError {
+  constructor(
+    message: string,
+    readonly epoch: number,
+    cause: unknown,
+  ) {
+    super('MV_RECONCILE_FAILED', message, { hint: 'check the materialization store; the next claim retries the reconcile', cause });
+  }
+}
+
 export interface RefreshCatalogOptions {
   /** Lease length in ms (default 120 s). */
   readonly leaseMs?: number;
@@ -284,8 +295,9 @@ export class RefreshCatalog {
           const row = (await this.get(id))!;
           await this.options.onReclaim({ mvId: id, previousWriter: grant.reclaimedFrom, claim, row });
         } catch (e) {
-          await this.release(claim, { error: `reconcile after reclaim failed: ${(e as Error).message}` });
-          throw e;
+          const message = `reconcile after reclaiming ${grant.reclaimedFrom}'s expired lease failed: ${(e as Error).message}`;
+          await this.release(claim, { error: message });
+          throw new ReconcileError(message, grant.epoch, e);
         }
       }
     }

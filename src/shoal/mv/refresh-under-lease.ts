@@ -8,7 +8,7 @@
 import { isCodedError } from '../../core/errors.js';
 import { type HeartbeatOptions, startHeartbeat } from '../../core/lease/index.js';
 import { ShoalError } from '../errors.js';
-import type { MvDefinition, RefreshCatalog, RefreshClaim, RefreshVersions, SkipReason } from './refresh-catalog.js';
+import { type MvDefinition, type RefreshCatalog, type RefreshClaim, type RefreshVersions, ReconcileError, type SkipReason } from './refresh-catalog.js';
 
 /** The code `build` throws (via `refuseRefresh`) when a guard refuses the refresh: size, quota, preflight. */
 export const MV_REFRESH_REFUSED = 'MV_REFRESH_REFUSED';
@@ -49,10 +49,17 @@ export interface RefreshRequest {
 
 export async function refreshUnderLease(catalog: RefreshCatalog, request: RefreshRequest, work: RefreshWork): Promise<RefreshResult> {
   await catalog.seed(request.definition);
-  const won = await catalog.claim(request.definition.id, request.writer, request.versions, {
-    ...(request.traceId ? { traceId: request.traceId } : {}),
-    ...(request.force ? { force: true } : {}),
-  });
+  let won: Awaited<ReturnType<RefreshCatalog['claim']>>;
+  try {
+    won = await catalog.claim(request.definition.id, request.writer, request.versions, {
+      ...(request.traceId ? { traceId: request.traceId } : {}),
+      ...(request.force ? { force: true } : {}),
+    });
+  } catch (e) {
+    // the reconcile hook failed after a reclaim: the catalog already released and logged the claim
+    if (e instanceof ReconcileError) return { outcome: 'failed', error: e.message, epoch: e.epoch };
+    throw e;
+  }
   if (!won.claimed) return { outcome: 'skipped', reason: won.reason, holder: won.holder };
   const claim = won.claim;
   const beat = startHeartbeat(catalog.lease, claim.grant, request.heartbeat);

@@ -252,9 +252,16 @@ export function refreshCatalogContract(name: string, open: () => Promise<SqlClie
       await at(T0 + LEASE);
       expect((await hooked.claim(mv.id, 'B', v('v2'))).claimed).toBe(true);
       await at(T0 + 2 * LEASE);
-      await expect(hooked.claim(mv.id, 'C', v('v2'))).rejects.toThrow('store unreachable');
+      await expect(hooked.claim(mv.id, 'C', v('v2'))).rejects.toMatchObject({ code: 'MV_RECONCILE_FAILED', epoch: 4 });
       expect(seen).toEqual(['A->B@snap-1', 'B->C@snap-1']);
       expect(await hooked.get(mv.id)).toMatchObject({ writer: null, status: 'stale', snapshotId: 'snap-1' });
+      expect((await hooked.get(mv.id))?.lastError).toContain('store unreachable');
+      // through refreshUnderLease the same failure is the outcome `failed`
+      await hooked.claim(mv.id, 'C', v('v3'));
+      await at(T0 + 3 * LEASE);
+      const r = await refreshUnderLease(hooked, { definition: mv, writer: 'C', versions: v('v3') }, { build: async () => ({ snapshotId: 'never', rowCount: 0 }) });
+      expect(r).toMatchObject({ outcome: 'failed', epoch: 6 });
+      expect((r as { error: string }).error).toContain('store unreachable');
     });
 
     it('three instances refreshing the same MV at the same moment: exactly one refreshes, the others skip; one log row per version', async () => {
