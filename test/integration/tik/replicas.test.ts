@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeStore, openStore } from '../../../src/tik/store/index.js';
 import { PostgresStore } from '../../../src/tik/store/postgres/postgres-store.js';
+import { localTransport, syncWith } from '../../../src/tik/sync/index.js';
 import { service } from '../../support/service.js';
 import { CONFORMANCE, cleanup, tempDir, tik } from '../../tik/cli/harness.js';
 
@@ -133,27 +134,41 @@ describe.skipIf(postgres.skip)('three tik serve replicas (file, SQLite, PostgreS
       replicas.push({ kind, dir, port, url: `http://127.0.0.1:${port}`, peers: [], log: '' });
     }
     for (const r of replicas) r.peers = replicas.filter((o) => o !== r).map((o) => o.url);
-    replicas.forEach(start);
-    await Promise.all(replicas.map(healthy));
     const [r0, r1, r2] = replicas as [Replica, Replica, Replica];
-
-    // writes on every replica, including concurrent asserts of one path on two replicas
     const written = new Set<string>();
     const note = (ticket: string, b: { events?: { id: string }[]; event?: string }): void => {
       for (const e of b.events ?? []) written.add(`${ticket}/${e.id}`);
       if (b.event) written.add(`${ticket}/${b.event}`);
     };
-    const tickets: string[] = [];
+
+    // Before the servers start: one ticket known to all three (synced in process), then the same
+    // path asserted on two replicas that cannot see each other's write — truly concurrent.
+    const seeded = JSON.parse((await tik(tmpHome, ['--root', r0.dir, 'new', 'support-request', '--title', 'shared', '--json'])).stdout) as { ticket: string; event: string };
+    const shared = seeded.ticket;
+    note(shared, seeded);
+    for (const r of [r1, r2]) {
+      const [here, there] = [await openStore(r.dir), await openStore(r0.dir)];
+      await syncWith(here, localTransport(there));
+      await Promise.all([closeStore(here), closeStore(there)]);
+    }
+    for (const [r, v] of [[r1, 'high'], [r2, 'low']] as const) {
+      const w = await tik(tmpHome, ['--root', r.dir, 'set', shared, `priority=${v}`, '--json']);
+      expect(w.code, w.stderr).toBe(0);
+      note(shared, JSON.parse(w.stdout) as { events: { id: string }[] });
+    }
+
+    replicas.forEach(start);
+    await Promise.all(replicas.map(healthy));
+
+    // writes on every replica through its HTTP API
+    const tickets: string[] = [shared];
     for (const [i, r] of replicas.entries()) {
       const t = await post(r, 'new', ['support-request', '--title', `from replica ${i}`]);
       note(t.ticket, t);
       tickets.push(t.ticket);
       note(t.ticket, await post(r, 'set', [t.ticket, `category=${i === 1 ? 'billing' : 'technical'}`]));
     }
-    const shared = tickets[0]!;
-    await until('the first ticket on every replica', async () => ((await Promise.all(replicas.map((r) => eventIds(r.dir)))).every((ids) => ids.some((id) => id.startsWith(shared))) ? true : undefined));
-    note(shared, await post(r1, 'set', [shared, 'priority=high']));
-    note(shared, await post(r2, 'set', [shared, 'priority=low']));
+    note(shared, await post(r0, 'set', [shared, 'category=technical']));
     note(shared, await post(r0, 'dispute', [shared, 'category', '--reason', 'not technical']));
 
     // a long chain on replica 2, then SIGKILL replica 1 (SQLite) while it is pulling that chain
@@ -177,10 +192,10 @@ describe.skipIf(postgres.skip)('three tik serve replicas (file, SQLite, PostgreS
     expect(heldAtKill).toBeLessThan(801);
 
     // writes continue on the survivors while replica 1 is down, then it comes back on the same store
-    note(tickets[2]!, await post(r0, 'set', [tickets[2]!, 'resolution.ref=abc123']));
+    note(tickets[3]!, await post(r0, 'set', [tickets[3]!, 'resolution.ref=abc123']));
     start(r1);
     await healthy(r1);
-    note(tickets[1]!, await post(r1, 'set', [tickets[1]!, 'priority=medium']));
+    note(tickets[2]!, await post(r1, 'set', [tickets[2]!, 'priority=medium']));
 
     const expected = [...written].sort();
     await until('every replica to hold the union', async () => ((await Promise.all(replicas.map((r) => eventIds(r.dir)))).every((ids) => ids.length === expected.length) ? true : undefined));
