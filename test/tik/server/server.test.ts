@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openFileStore } from '../../../src/tik/store/file/open-file-store.js';
-import { buildTikServer, type TikServer } from '../../../src/tik/server/index.js';
+import { AntiEntropy, buildTikServer, type TikServer } from '../../../src/tik/server/index.js';
 import { encodeBundle, httpTransport, syncWith } from '../../../src/tik/sync/index.js';
 import { T0, cleanup, snapshot, supportStore, tik } from '../cli/harness.js';
 
@@ -124,4 +124,26 @@ describe('tik serve', () => {
     // an unreachable peer is a clear error, not a crash
     await expect(syncWith(storeB, httpTransport('http://127.0.0.1:1'))).rejects.toThrow(/cannot reach http:\/\/127\.0\.0\.1:1\//);
   });
+
+  it('anti-entropy runs periodically until stopped and survives a peer that is down', async () => {
+    const a = await replica();
+    const addr = await a.server.app.listen({ port: 0, host: '127.0.0.1' });
+    const created = json<{ ticket: string }>((await a.server.app.inject({ method: 'POST', url: '/api/new', payload: { args: ['support-request'], actor: 'seb' } })).body);
+    const dir = await supportStore();
+    dirs.push(dir);
+    const store = await openFileStore(dir);
+    const logs: string[] = [];
+    const ae = new AntiEntropy(store, ['http://127.0.0.1:1', addr], 50, { info: (_o, m) => logs.push(`info ${m}`), warn: (_o, m) => logs.push(`warn ${m}`) });
+    ae.start();
+    for (let i = 0; i < 800 && ae.rounds < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    await ae.stop();
+    const roundsAtStop = ae.rounds;
+    expect(roundsAtStop).toBeGreaterThanOrEqual(1);
+    expect((await store.ticketIds()).includes(created.ticket)).toBe(true);
+    expect(logs).toContain('warn anti-entropy: peer sync failed');
+    expect(logs).toContain('info anti-entropy synced');
+    await new Promise((r) => setTimeout(r, 150));
+    expect(ae.rounds).toBe(roundsAtStop); // stopped means stopped
+  });
 });
+
