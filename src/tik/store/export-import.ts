@@ -11,6 +11,10 @@
  * verbatim (upstream re-emits parsed events; for a canonical file that is the same bytes, and a
  * file that is not canonical does not hash to its name). Importing twice changes nothing.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseEvent } from '../kernel/index.js';
 import { TikError } from '../errors.js';
 import { detectLayout } from './file/discover.js';
@@ -100,6 +104,7 @@ export async function checkImportTree(tree: FileStore): Promise<readonly ImportP
  * on a second import of the same tree.
  */
 export async function importTree(dir: string, target: EventStore, options: CopyOptions = {}): Promise<CopyCounts> {
+  if (isFile(dir)) return importArchive(dir, target, options);
   const tree = openImportTree(dir);
   if (target instanceof FileStore && target.base === tree.base) {
     throw new TikError('store/import-onto-itself', `cannot import the store at ${dir} into itself`, { where: dir });
@@ -114,4 +119,39 @@ export async function importTree(dir: string, target: EventStore, options: CopyO
     });
   }
   return copyStore(tree, target, { ...options, sideFiles: 'missing' });
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Imports a gzipped tar of a tree (`tar czf store.tgz -C DIR .`, upstream's `import <tgz>`):
+ * extracted with the system `tar` into a temporary directory, then imported as a tree.
+ */
+async function importArchive(file: string, target: EventStore, options: CopyOptions): Promise<CopyCounts> {
+  const scratch = mkdtempSync(join(tmpdir(), 'tik-import-'));
+  try {
+    // --no-same-owner/permissions: the files are only read; absolute names and .. are refused by GNU tar
+    const r = spawnSync('tar', ['-xzf', file, '-C', scratch, '--no-same-owner', '--no-same-permissions'], { encoding: 'utf8' });
+    if (r.error !== undefined || r.status !== 0) {
+      throw new TikError('import/bad-archive', `cannot extract ${file}: ${(r.stderr || String(r.error ?? '')).trim().split('\n')[0] ?? 'tar failed'}`, {
+        where: file,
+        hint: 'give a directory, or a .tgz made with `tar czf store.tgz -C <tree> .`',
+      });
+    }
+    try {
+      return await importTree(scratch, target, options);
+    } catch (e) {
+      // name the archive, not the scratch directory
+      if (e instanceof TikError) throw new TikError(e.code, e.message.split(scratch).join(file), { where: (e.where ?? file).split(scratch).join(file), hint: e.hint, cause: e });
+      throw e;
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }

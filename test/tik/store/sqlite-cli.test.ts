@@ -2,6 +2,7 @@
  * The CLI on a SQLite store: every verb works on it, derivations equal the file store's, and
  * `store migrate`, `export` and `import` move stores without losing or changing a byte.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -245,5 +246,39 @@ describe('tik on a SQLite store', () => {
     const out = await run(root, ['test']);
     expect(out).toMatch(/a triager triages/);
     expect(out).toMatch(/1 passed, 0 failed/);
+  });
+
+  it('import takes a gzipped tar of a tree, checked like a directory', async () => {
+    const [fileRoot, tickets] = await fileStoreWithScenario();
+    const tree = join(dir(), 'tree');
+    await run(fileRoot, ['export', tree]);
+    const tgz = join(dir(), 'store.tgz');
+    execFileSync('tar', ['czf', tgz, '-C', tree, '.']);
+    const target = dir();
+    await run(target, ['init', '--sqlite']);
+    expect(await run(target, ['import', tgz])).toMatch(/^imported 9 new events/);
+    expect(await derivations(target, target, tickets)).toEqual(await derivations(fileRoot, fileRoot, tickets));
+    expect(await run(target, ['import', tgz])).toMatch(/^imported 0 new events/);
+    // a damaged event inside the archive: refused, naming the archive, nothing written
+    const events = join(tree, 'tickets', tickets[0]!, 'events');
+    const victim = readdirSync(events).find((n) => n.endsWith('.edn'))!;
+    writeFileSync(join(events, victim), 'tampered');
+    const bad = join(dir(), 'bad.tgz');
+    execFileSync('tar', ['czf', bad, '-C', tree, '.']);
+    const fresh = dir();
+    await run(fresh, ['init']);
+    const before = snapshot(fresh);
+    const r = await tik(fresh, ['import', bad]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(bad);
+    expect(r.stderr).toContain(victim);
+    expect(r.stderr).not.toMatch(/tik-import-/);
+    expect(snapshot(fresh)).toEqual(before);
+    // not an archive at all
+    const junk = join(dir(), 'junk.tgz');
+    writeFileSync(junk, 'not gzip');
+    const j = await tik(fresh, ['import', junk]);
+    expect(j.code).toBe(1);
+    expect(j.stderr).toMatch(/import\/bad-archive/);
   });
 });

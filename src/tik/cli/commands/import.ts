@@ -4,7 +4,7 @@ import type { CliContext } from '../context.js';
 import { openStore } from '../store-access.js';
 
 /**
- * `tik import <dir>`: append a file tree's events (with sidecars, blobs and definitions) to the
+ * `tik import <dir|tgz>`: append a file tree's events (with sidecars, blobs and definitions) to the
  * store. Every file is checked first (bytes hash to the name, events parse); if any is wrong,
  * nothing is written. Importing the same tree twice changes nothing.
  */
@@ -12,7 +12,7 @@ export function registerImport(program: Command, ctx: CliContext): void {
   program
     .command('import')
     .description('append the events, sidecars and blobs of a file tree (as tik export writes) to the store')
-    .argument('<dir>', 'the tree to import')
+    .argument('<dir|tgz>', 'the tree to import: a directory, or a gzipped tar of one')
     .action(async (dir: string) => {
       const store = await openStore(ctx);
       const c = await importTree(ctx.path(dir), store);
