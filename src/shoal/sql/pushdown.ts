@@ -14,7 +14,9 @@
  *   literal` of the WHERE of the SELECT whose FROM holds the reference, when `col` is an
  *   unmasked column and that FROM reaches the reference through inner joins only (never the
  *   nullable side of an outer join). Literals keep their types; anything else (casts,
- *   functions, parameters, expressions on the column) is left to the engine.
+ *   functions, parameters, expressions on the column) is left to the engine, and so are a LIKE
+ *   pattern with a backslash and, on SQLite/tik, a string compared with a non-text column
+ *   (see `admissible`).
  *
  * Every reference of a landed table gets a spec (the engine lands the union of columns and only
  * the predicates common to every spec). A plan that reads a table of a source type the planner
@@ -30,6 +32,10 @@ import type { GovernedStatement } from './govern.js';
 const LANDED = new Set(['postgresql', 'postgres', 'mysql', 'mariadb', 'sqlite', 'tik']);
 /** Source types the engine scans in place: no spec needed. */
 const SCANNED = new Set(['csv', 'parquet', 'json']);
+
+/** Sources that compare a string with a typed column as text (SQLite: dates live as text). */
+const TEXT_COMPARING = new Set(['sqlite', 'tik']);
+const TEXT_TYPE = /^\s*(varchar|character varying|char|character|text|string|clob|nvarchar|nchar)\b/i;
 
 /** Query nodes nested inside a governed subquery make its column use unattributable. */
 const NESTED_QUERY = new Set(['select', 'union', 'intersect', 'except', 'subquery', 'exists']);
@@ -296,7 +302,7 @@ export function derivePushdown(gov: GovernedStatement, options: PushdownOptions 
     // the governed subquery's own WHERE: its only relation is the table, so every column is a source column
     for (const c of conjuncts(dataOf(ref.inner).where_clause?.this)) {
       const p = simplePredicate(c, (col) => (col.qualifier === undefined ? sourceColumn(ref.table, col.name) : undefined));
-      if (p) predicates.push(p);
+      if (p && admissible(p, ref.table)) predicates.push(p);
     }
     // the enclosing SELECT's WHERE, when it reaches the reference through inner joins only
     const at = enclosing.get(ref.node);
@@ -305,7 +311,7 @@ export function derivePushdown(gov: GovernedStatement, options: PushdownOptions 
       const outputs = plainOutputs(ref);
       for (const c of conjuncts(dataOf(at.select).where_clause?.this)) {
         const p = simplePredicate(c, (col) => (col.qualifier === alias ? outputs.get(col.name) : undefined));
-        if (p) predicates.push(p);
+        if (p && admissible(p, ref.table)) predicates.push(p);
       }
     }
     specs.push({
@@ -315,6 +321,20 @@ export function derivePushdown(gov: GovernedStatement, options: PushdownOptions 
     });
   }
   return specs;
+}
+
+/**
+ * Whether the source answers `p` with a superset of what the engine keeps, whatever the dialect:
+ * a LIKE pattern with a backslash is left out (the default escape differs between sources), and
+ * a sqlite/tik source compares a string with a date, time or number column as text, where the
+ * engine compares typed values (`'2024-1-5'` is the date 2024-01-05), so that pair is left out too.
+ */
+function admissible(p: SimplePredicate, table: CatalogTable): boolean {
+  if (p.op === 'LIKE' && typeof p.value === 'string' && p.value.includes('\\')) return false;
+  const strings = p.op === 'IN' ? p.values.some((v) => typeof v === 'string') : 'value' in p && typeof p.value === 'string';
+  if (!strings || !TEXT_COMPARING.has(table.source.type.toLowerCase())) return true;
+  const type = table.columns.find((c) => c.name === p.column)?.type;
+  return type !== undefined && TEXT_TYPE.test(type);
 }
 
 function dedupe(ps: readonly SimplePredicate[]): SimplePredicate[] {

@@ -129,6 +129,8 @@ const customerAtom = (q: string) => fc.oneof(
   fc.subarray(['gold', 'GOLD', 'silver', 'x'], { minLength: 1 }).map((xs) => `${q}.tier IN (${xs.map((x) => `'${x}'`).join(', ')})`),
   fc.constantFrom('IS NULL', 'IS NOT NULL').chain((k) => fc.constantFrom('score', 'tier').map((c) => `${q}.${c} ${k}`)),
   fc.tuple(fc.constantFrom('>=', '<', '='), fc.integer({ min: 1, max: 12 })).map(([op, m]) => `${q}.signup ${op} '2024-${String(m).padStart(2, '0')}-15'`),
+  // non-canonical date text: typed comparison in the engine, text comparison in a SQLite file
+  fc.tuple(fc.constantFrom('>=', '<', '=', '<>', '>'), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 })).map(([op, m, d]) => `${q}.signup ${op} '2024-${m}-${d}'`),
   fc.constantFrom(`${q}.score = 2.5`, `${q}.score > -1`, `${q}.score > 10.0`, `${q}.score + 1 > 50`, `lower(${q}.tier) = 'gold'`, `NOT (${q}.score > 50)`, `(${q}.score > 50 OR ${q}.tier = 'gold')`),
 );
 const paymentAtom = (q: string) => fc.oneof(

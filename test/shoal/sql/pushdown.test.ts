@@ -177,6 +177,19 @@ describe('pushdown specs from the governed plan', () => {
     expect(planQuery({ sql: 'SELECT c.id FROM sales.customers c', role: 'admin' }, governance, { route: 'engine', pushdown: false }).pushdown).toBeUndefined();
   });
 
+  it('a LIKE pattern with a backslash stays in the engine (sources differ on the default escape)', () => {
+    expect(specs("SELECT c.id FROM sales.customers c WHERE c.name LIKE 'a\\_%' AND c.name LIKE 'a_%'", 'admin', {})?.[0]?.predicates).toEqual([{ column: 'name', op: 'LIKE', value: 'a_%' }]);
+  });
+
+  it('on SQLite a string compared with a date column stays in the engine (the file compares text); on PostgreSQL it is pushed', () => {
+    const sql = "SELECT c.id FROM sales.customers c WHERE c.signup >= '2024-6-1' AND c.tier IN ('a', 'b') AND c.score < 7";
+    expect(specs(sql, 'admin', {})?.[0]?.predicates).toEqual([{ column: 'tier', op: 'IN', values: ['a', 'b'] }, { column: 'score', op: '<', value: 7 }]);
+    const pgCat = catalogFromConfig(loadConfig(salesConfigYaml('{id: src, type: postgresql, host: h, database: d, username: u}')).config);
+    expect(planQuery({ sql, role: 'admin' }, pgCat, { route: 'engine' }).pushdown?.[0]?.predicates).toEqual([
+      { column: 'signup', op: '>=', value: '2024-6-1' }, { column: 'tier', op: 'IN', values: ['a', 'b'] }, { column: 'score', op: '<', value: 7 },
+    ]);
+  });
+
   it('file sources get no spec', () => {
     const yaml = YAML.replace('sources:\n', 'sources:\n  - {id: seg, type: csv, path: seg.csv}\n').replace('tables:\n', 'tables:\n  - {source_id: seg, domain_id: sales, table: segs, columns: [{name: id, data_type: integer}]}\n');
     const cat = catalogFromConfig(loadConfig(yaml).config);
@@ -187,7 +200,7 @@ describe('pushdown specs from the governed plan', () => {
 
 function writeSqlite(path: string, tables: readonly Table[]): void {
   const db = new Database(path);
-  const types: Record<string, string> = { integer: 'INTEGER', varchar: 'TEXT', date: 'TEXT', decimal: 'REAL' };
+  const types: Record<string, string> = { integer: 'INTEGER', varchar: 'TEXT', date: 'DATE', decimal: 'REAL' };
   for (const t of tables) {
     db.exec(`CREATE TABLE ${t.name} (${t.cols.map(([n, ty]) => `${n} ${types[ty]}`).join(', ')})`);
     db.exec(`INSERT INTO ${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`);
