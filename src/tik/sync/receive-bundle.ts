@@ -1,4 +1,5 @@
 import { readEdn } from '../edn/index.js';
+import { Keyword } from '../edn/value.js';
 import { TikError } from '../errors.js';
 import { eventSchemaProblems, parentsProblem, parseEvent, parseProcess, type TikEvent } from '../kernel/index.js';
 import { canonicalTextProblem } from '../store/canonical-text.js';
@@ -18,6 +19,10 @@ export interface ReceiveSummary {
   readonly processes: number;
 }
 
+const ARTIFACT_HASH = Keyword.of('artifact/hash');
+const PROCESS_HASH = Keyword.of('ticket/process-hash');
+const MIGRATE_HASH = Keyword.of('process/hash');
+
 /** Tickets written concurrently while receiving a bundle. */
 const APPEND_CONCURRENCY = 8;
 
@@ -26,7 +31,8 @@ const refuse = (message: string, where: string, hint: string): TikError => new T
 /**
  * Checks a whole bundle before storing anything: every event's bytes hash to its id, parse, match
  * the schema and the parents rule and belong to the ticket they travel under; every definition is
- * canonical and parses; every sidecar is named `<id>.sig|witness.<fpr16>` for an event that is in
+ * canonical, parses and is pinned by an event of the bundle; every blob is named by an attach of
+ * the bundle; every sidecar is named `<id>.sig|witness.<fpr16>` for an event that is in
  * the bundle or already stored. One bad record refuses the whole bundle and nothing is written.
  */
 export async function checkBundle(store: EventStore, bundle: Bundle): Promise<readonly TikEvent[]> {
@@ -50,7 +56,21 @@ export async function checkBundle(store: EventStore, bundle: Bundle): Promise<re
     parsed.push(ev);
     ids.add(e.id);
   }
+  // Blobs and definitions are accepted only when an event of this bundle names them.
+  const named = new Set<string>();
+  for (const ev of parsed) {
+    for (const k of [ARTIFACT_HASH, PROCESS_HASH, MIGRATE_HASH]) {
+      const v = ev.body.get(k);
+      if (typeof v === 'string') named.add(v);
+    }
+  }
+  for (const b of bundle.blobs) {
+    const h = sha256Id(b.bytes);
+    if (!named.has(h)) throw refuse(`blob ${h} is not named by any :artifact/attach in the transfer`, `tickets/${b.ticket}/blobs/${h}`, 'blobs travel with the attach events that name them');
+  }
   for (const text of bundle.processes) {
+    const h = sha256Id(Buffer.from(text, 'utf8'));
+    if (!named.has(h)) throw refuse(`process definition ${h} is not pinned by any event in the transfer`, 'processes/by-hash', 'definitions travel with the create or migrate events that pin them');
     const problem = canonicalTextProblem(text);
     if (problem !== undefined) throw refuse(`a process definition is not canonical: ${problem}`, 'processes/by-hash', 'definitions travel as their canonical bytes');
     try {

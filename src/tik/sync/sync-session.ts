@@ -6,6 +6,9 @@ import { Reconciler, type ReconcileOptions } from './reconciler.js';
 import { indexStore } from './store-index.js';
 import type { SyncTransport } from './transport.js';
 
+/** The initiator's default frame size limit (1 MiB), as `tik serve` answers with. */
+export const DEFAULT_FRAME_LIMIT = 1 << 20;
+
 export interface SyncOptions extends ReconcileOptions {
   /** `both` (default), `pull` (only fetch what we lack) or `push` (only send what they lack). */
   readonly direction?: 'both' | 'pull' | 'push';
@@ -41,7 +44,7 @@ export async function syncWith(local: EventStore, peer: SyncTransport, options: 
   const direction = options.direction ?? 'both';
   const batch = options.batch ?? 1000;
   const index = await indexStore(local);
-  const rec = new Reconciler(index.set, options);
+  const rec = new Reconciler(index.set, { frameSizeLimit: DEFAULT_FRAME_LIMIT, ...options });
   const have: string[] = [];
   const need: string[] = [];
   let rounds = 0;

@@ -184,3 +184,15 @@ describe('sidecars are members of the reconciled set', () => {
     expect((await syncWith(a, localTransport(b))).rounds).toBe(1);
   });
 });
+
+describe('a peer cannot make a replica store files no event names', () => {
+  it('refuses a blob or a definition that no event of the transfer names', async () => {
+    const events = chain(2);
+    const s = await storeWith(events.slice(0, 1));
+    const base: Bundle = { processes: [], blobs: [], sidecars: [], events: [{ ticket: TICKET, id: events[1]!.id, bytes: Buffer.from(events[1]!.text) }] };
+    expect(await code(receiveBundle(s, encodeBundle({ ...base, blobs: [{ ticket: TICKET, bytes: Buffer.from('junk') }] })))).toMatch(/^sync\/refused: blob sha256-\w+ is not named by any :artifact\/attach/);
+    expect(await code(receiveBundle(s, encodeBundle({ ...base, processes: ['{:process/id :x}'] })))).toMatch(/^sync\/refused: process definition sha256-\w+ is not pinned by any event/);
+    expect(s.allIds().length).toBe(1);
+    expect(s.blobs.size + s.processes.size).toBe(0);
+  });
+});
