@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, snapshot, T0, tempDir, tik } from '../cli/harness.js';
 import { Instant } from '../../../src/tik/edn/value.js';
@@ -280,5 +281,23 @@ describe('tik on a SQLite store', () => {
     const j = await tik(fresh, ['import', junk]);
     expect(j.code).toBe(1);
     expect(j.stderr).toMatch(/import\/bad-archive/);
+  });
+
+  it('a row whose bytes do not hash to its id (written by another tool) fails verify and reads clearly', async () => {
+    const root = dir();
+    await run(root, ['init', '--sqlite']);
+    addSupportProcess(root);
+    const [a] = await writeScenario(root, root);
+    const db = new Database(join(root, 'tik.db'));
+    const row = db.prepare('SELECT id, bytes FROM events WHERE ticket = ? LIMIT 1').get(a) as { id: string; bytes: Buffer };
+    db.prepare('UPDATE events SET bytes = ? WHERE id = ?').run(Buffer.concat([row.bytes, Buffer.from(' ')]), row.id);
+    db.close();
+    const v = await tik(root, ['verify']);
+    expect(v.code).toBe(1);
+    expect(v.stdout).toMatch(/FAIL/);
+    const st = await tik(root, ['status', a!]);
+    expect(st.code).toBe(1);
+    expect(st.stderr).toContain(row.id);
+    expect(st.stderr).not.toMatch(/\n\s+at /);
   });
 });
