@@ -4,9 +4,12 @@
  * - `GET  /admin/mv`             every registered MV: its refresh-catalog row, how readers resolve
  *                                it now, and the progress of a refresh running on this instance.
  * - `GET  /admin/mv/:id`         the MV's refresh-catalog row (404 when unknown).
- * - `POST /admin/mv/:id/refresh` one coordinated refresh now (skips the version and interval gates;
- *                                a live lease anywhere still excludes) →
- *                                `{outcome: refreshed|skipped|lost_lease|failed, …}`.
+ * - `POST /admin/mv/:id/refresh` one coordinated refresh now →
+ *                                `{outcome: refreshed|skipped|lost_lease|failed, …}`. Deduped like
+ *                                the loop: versions already materialized (or, with no input signal,
+ *                                an interval not yet elapsed) give `skipped`, so N instances told at
+ *                                once make one refresh per version. `?force=true` skips the version
+ *                                and interval gates; a live lease anywhere still excludes.
  * - `GET  /admin/mv/:id/log`     the refresh log, newest first (`?limit=N`, default 100).
  *
  * `:id` is the MV's qualified name `<domain>.<alias ?? table>` (case-insensitive).
@@ -23,7 +26,7 @@ export interface MvAdminTarget {
   readonly mvs: MvService | undefined;
 }
 
-type IdRequest = FastifyRequest<{ Params: { id: string }; Querystring: { limit?: string } }>;
+type IdRequest = FastifyRequest<{ Params: { id: string }; Querystring: { limit?: string; force?: string } }>;
 
 export function mvAdminPlugin(target: MvAdminTarget) {
   return async function plugin(app: FastifyInstance): Promise<void> {
@@ -58,6 +61,7 @@ export function mvAdminPlugin(target: MvAdminTarget) {
           id: mv.id,
           consistency: mv.table.mv_consistency,
           refresh_interval: mv.table.mv_refresh_interval,
+          view_sql: mv.table.view_sql ?? null,
           source_tables: mv.sourceTables,
           error: mv.error,
           serving: await mvs.resolve(mv.id).catch((e: unknown) => ({ kind: 'unavailable', reason: (e as Error).message })),
@@ -82,7 +86,12 @@ export function mvAdminPlugin(target: MvAdminTarget) {
       const mvs = service();
       const mv = known(mvs, req.params.id);
       const traceId = req.headers['x-trace-id'];
-      return { id: mv.id, writer: mvs.writer, ...(await mvs.refresh(mv.id, { force: true, ...(typeof traceId === 'string' ? { traceId } : {}) })) };
+      const force = req.query.force;
+      if (force !== undefined && force !== 'true' && force !== 'false') {
+        throw new ShoalError('BAD_REQUEST', `force must be true or false, got "${force}"`, { hint: 'POST /admin/mv/<id>/refresh?force=true' });
+      }
+      const result = await mvs.refresh(mv.id, { force: force === 'true', ...(typeof traceId === 'string' ? { traceId } : {}) });
+      return { id: mv.id, writer: mvs.writer, ...result };
     });
 
     app.get('/admin/mv/:id/log', async (req: IdRequest) => {
