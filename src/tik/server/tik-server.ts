@@ -36,7 +36,8 @@ export interface TikServer {
  * no cache: every read derives from the store as it is now, whatever wrote to it.
  */
 export async function buildTikServer(options: TikServerOptions): Promise<TikServer> {
-  const app = Fastify({ logger: options.logger ? { level: 'info', stream: process.stderr } : false, bodyLimit: SYNC_BODY_LIMIT });
+  // Request logging is off: anti-entropy polls every few seconds; syncs that move data and errors are logged.
+  const app = Fastify({ logger: options.logger ? { level: 'info', stream: process.stderr } : false, disableRequestLogging: true, bodyLimit: SYNC_BODY_LIMIT });
   const v: VerbEnv = { root: options.root, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env: options.env ?? {} };
   // Every error answer has one shape: {error: {code, message, hint?}}; never a stack trace.
   app.setErrorHandler((err: FastifyError, _req, res) => {
