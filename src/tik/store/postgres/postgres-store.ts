@@ -75,6 +75,73 @@ function sqlBag(db: SqlClient, table: string): FileBag {
   };
 }
 
+/** One pool per connection URL in this process, shared by every store opened on it. */
+interface PoolEntry {
+  readonly db: SqlClient;
+  refs: number;
+  /** Schemas whose tables this process has already created. */
+  readonly ensured: Map<string, Promise<void>>;
+}
+const pools = new Map<string, Promise<PoolEntry>>();
+
+async function acquirePool(connect: string, url: string): Promise<PoolEntry> {
+  let p = pools.get(connect);
+  if (p === undefined) {
+    p = openPostgresClient(connect).then((db) => ({ db, refs: 0, ensured: new Map<string, Promise<void>>() }));
+    pools.set(connect, p);
+  }
+  try {
+    const entry = await p;
+    entry.refs++;
+    return entry;
+  } catch (e) {
+    if (pools.get(connect) === p) pools.delete(connect);
+    throw new TikError('store/unavailable', e instanceof CodedError ? e.message : String(e), {
+      where: redactUrl(url),
+      cause: e,
+      hint: 'check the URL, that the server is up, and the credentials',
+    });
+  }
+}
+
+async function releasePool(connect: string, entry: PoolEntry): Promise<void> {
+  entry.refs--;
+  if (entry.refs > 0) return;
+  const current = pools.get(connect);
+  const same = current !== undefined && (await current.catch(() => undefined)) === entry;
+  if (entry.refs > 0) return; // re-acquired while we looked
+  if (same && pools.get(connect) === current) pools.delete(connect);
+  await entry.db.close();
+}
+
+function ensureSchema(entry: PoolEntry, schema: string, url: string): Promise<void> {
+  let done = entry.ensured.get(schema);
+  if (done === undefined) {
+    const q = `"${schema}".`;
+    const ddl = [
+      `CREATE SCHEMA IF NOT EXISTS "${schema}";`,
+      logSchema('postgres', q),
+      `CREATE TABLE IF NOT EXISTS ${q}files (path TEXT PRIMARY KEY, bytes bytea NOT NULL);`,
+    ].join('\n');
+    done = entry.db
+      .transaction(async (tx) => {
+        // concurrent IF NOT EXISTS can still collide on the catalog; serialise openers on a lock
+        await tx.query('SELECT pg_advisory_xact_lock(hashtext(?))', [`tik-store:${schema}`]);
+        await tx.exec(ddl);
+      })
+      .catch((e: unknown) => {
+        entry.ensured.delete(schema);
+        throw new TikError('store/io', `cannot create the tik tables in schema ${schema}: ${(e as Error).message}`, {
+          where: redactUrl(url),
+          cause: e,
+          hint: 'the user needs CREATE on the database (or create the schema for it)',
+        });
+      });
+    entry.ensured.set(schema, done);
+  }
+  return done;
+}
+
 export class PostgresStore implements EventStore {
   readonly kind = 'postgres' as const;
   private readonly log: SqlEventLog;
@@ -85,54 +152,42 @@ export class PostgresStore implements EventStore {
     /** The store's schema. */
     readonly schema: string,
     readonly location: string,
+    private readonly release: () => Promise<void>,
+    private readonly forgetSchema: () => void,
   ) {
     const q = `"${schema}".`;
     this.log = new SqlEventLog(db, { events: `${q}events`, sidecars: `${q}sidecars` });
     this.files = new KeyedFiles(sqlBag(db, `${q}files`), location);
   }
 
-  /** Connects and creates the schema and tables if needed (idempotent; safe for concurrent openers). */
+  /**
+   * Connects and creates the schema and tables if needed (idempotent; safe for concurrent openers).
+   * Stores opened on the same connection URL in one process share one connection pool (a server
+   * that runs a CLI verb per request does not reconnect each time); the pool closes with the last store.
+   */
   static async open(url: string): Promise<PostgresStore> {
     const { connect, schema } = parsePostgresStoreUrl(url);
-    let db: SqlClient;
+    const entry = await acquirePool(connect, url);
     try {
-      db = await openPostgresClient(connect);
+      await ensureSchema(entry, schema, url);
     } catch (e) {
-      throw new TikError('store/unavailable', e instanceof CodedError ? e.message : String(e), {
-        where: redactUrl(url),
-        cause: e,
-        hint: 'check the URL, that the server is up, and the credentials',
-      });
+      await releasePool(connect, entry);
+      throw e;
     }
-    const q = `"${schema}".`;
-    const ddl = [
-      `CREATE SCHEMA IF NOT EXISTS "${schema}";`,
-      logSchema('postgres', q),
-      `CREATE TABLE IF NOT EXISTS ${q}files (path TEXT PRIMARY KEY, bytes bytea NOT NULL);`,
-    ].join('\n');
-    try {
-      // concurrent IF NOT EXISTS can still collide on the catalog; serialise openers on a lock
-      await db.transaction(async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock(hashtext(?))', [`tik-store:${schema}`]);
-        await tx.exec(ddl);
-      });
-    } catch (e) {
-      await db.close();
-      throw new TikError('store/io', `cannot create the tik tables in schema ${schema}: ${(e as Error).message}`, {
-        where: redactUrl(url),
-        cause: e,
-        hint: 'the user needs CREATE on the database (or create the schema for it)',
-      });
-    }
-    return new PostgresStore(db, schema, `${redactUrl(connect)} (schema ${schema})`);
+    return new PostgresStore(entry.db, schema, `${redactUrl(connect)} (schema ${schema})`, () => releasePool(connect, entry), () => entry.ensured.delete(schema));
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  private closed = false;
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.release();
   }
 
   /** Drops the store's schema and everything in it (migrate, after a verified copy; tests). */
   async drop(): Promise<void> {
+    this.forgetSchema();
     await this.db.exec(`DROP SCHEMA IF EXISTS "${this.schema}" CASCADE`);
   }
 

@@ -79,6 +79,27 @@ describe.skipIf(postgres.skip)('PostgreSQL store', () => {
     }
   });
 
+  it('stores opened on one URL share a pool: closing one leaves the others working', async () => {
+    const url = storeUrl();
+    const a = await PostgresStore.open(url);
+    const b = await PostgresStore.open(url);
+    const e = eventBytesFor(3);
+    await a.append(T, idOf(e), e);
+    await a.close();
+    await a.close(); // closing twice is harmless and does not close b's pool
+    expect(await b.hasEvent(T, idOf(e))).toBe(true);
+    await b.drop();
+    await b.close();
+    const c = await PostgresStore.open(url); // a fresh pool, and the dropped schema is re-created
+    try {
+      expect(await c.ticketIds()).toEqual([]);
+      expect(await c.append(T, idOf(e), e)).toBe(true);
+    } finally {
+      await c.drop();
+      await c.close();
+    }
+  });
+
   it('a bad URL or an unreachable server is a clear store error', async () => {
     await expect(PostgresStore.open('postgresql://localhost/db?schema=Bad-Name')).rejects.toMatchObject({ code: 'store/bad-url' });
     await expect(PostgresStore.open('postgresql://nobody@127.0.0.1:1/none')).rejects.toMatchObject({ code: 'store/unavailable' });
