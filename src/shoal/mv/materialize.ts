@@ -95,8 +95,13 @@ function cellText(c: Cell): string | null {
   return JSON.stringify(c);
 }
 
-/** The text of a cell cast back to its engine type (nested values travel as JSON). */
+/**
+ * The text of a cell cast back to its engine type (nested values travel as JSON). Parquet has no
+ * 128-bit integer (DuckDB would write a lossy DOUBLE): HUGEINT (e.g. a sum of BIGINTs) is stored as
+ * DECIMAL(38,0), exact, with the same text and the same wire form.
+ */
 function castBack(column: string, type: string): string {
+  if (/^U?HUGEINT$/i.test(type)) return `CAST(${column} AS DECIMAL(38,0))`;
   if (/^JSON$/i.test(type)) return `CAST(${column} AS JSON)`;
   if (NESTED.test(type)) return `CAST(CAST(${column} AS JSON) AS ${type})`;
   return `CAST(${column} AS ${type})`;

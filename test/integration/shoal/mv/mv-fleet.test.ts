@@ -242,11 +242,12 @@ for (const catalog of CATALOGS) {
 
     it('a writer paused past its lease (SIGSTOP, SIGCONT) cannot publish: lost_lease, and its snapshot never becomes visible', async () => {
       const peer = await start({ SHOAL_MV_LEASE_MS: '2000' });
-      const paused = await start({ SHOAL_MV_LEASE_MS: '2000', SHOAL_MV_FAULT_COMMIT_DELAY_MS: '1500' });
+      // a wide window between writing and committing, so the pause always lands before the commit
+      const paused = await start({ SHOAL_MV_LEASE_MS: '2000', SHOAL_MV_FAULT_COMMIT_DELAY_MS: '8000' });
       const pausedWriter = await writerOf(paused);
       writeFileSync(join(dir, 'orders.csv'), orders(3));
 
-      const pending = post(paused.url, `/admin/mv/${MV}/refresh`);
+      const pending = post(paused.url, `/admin/mv/${MV}/refresh`).catch((e: unknown) => ({ error: String(e) }) as Json);
       await until('the paused writer to hold the lease', async () => (await get(peer.url, `/admin/mv/${MV}`)).writer === pausedWriter);
       paused.child.kill('SIGSTOP');
       // the peer is refused while the lease is live, and wins once it has expired
