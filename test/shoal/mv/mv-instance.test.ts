@@ -16,7 +16,7 @@ import { SnapshotStore } from '../../../src/shoal/mv/snapshot-store.js';
 import { openSqliteClient } from '../../../src/core/sql/sqlite-client.js';
 
 async function read(instance: ShoalInstance, role: string, sql: string) {
-  const r = await instance.query({ sql, role }, new AbortController().signal);
+  const r = await instance.query({ sql, role, vars: {} }, new AbortController().signal);
   const rows: unknown[][] = [];
   for await (const b of r.batches) rows.push(...b.map((row) => [...row]));
   return { mv: r.headers?.['x-shoal-mv'] ?? null, columns: r.columns.map((c) => c.name), rows };
