@@ -5,7 +5,7 @@ import { generateFor } from './generate.js';
 import { governStatement } from './govern.js';
 import type { OutputColumn } from './output-columns.js';
 import { parseQuery } from './parse.js';
-import { type TableRefOf, derivePushdown } from './pushdown.js';
+import { type TableRefOf, derivePushdown, narrowProjections } from './pushdown.js';
 import { type Route, type RouteOptions, decideRoute } from './route.js';
 import type { SessionVars } from './session-vars.js';
 import { validateStatement } from './validate.js';
@@ -56,10 +56,11 @@ export function planQuery(req: PlanRequest, catalog: GovernanceCatalog, options:
   validateStatement(stmt, req.sql);
   const gov = governStatement(stmt, catalog, req.role, req.vars ?? {}, req.sql, options.clock);
   const decision = decideRoute(gov, options);
-  const sql = generateFor(gov, decision.target);
-  const pushdown = decision.route.kind === 'engine' && options.pushdown !== false
-    ? derivePushdown(gov, options.tableRef ? { tableRef: options.tableRef } : {})
-    : undefined;
+  const pushing = decision.route.kind === 'engine' && options.pushdown !== false;
+  // pushdown may narrow each governed subquery to the columns the query names (filters untouched)
+  const planned = pushing ? narrowProjections(gov) : gov;
+  const sql = generateFor(planned, decision.target);
+  const pushdown = pushing ? derivePushdown(planned, options.tableRef ? { tableRef: options.tableRef } : {}) : undefined;
   return {
     route: decision.route,
     sql,

@@ -276,6 +276,51 @@ function relationAliases(select: Node): string[] {
   }).filter((a): a is string => a !== undefined);
 }
 
+/**
+ * The governed statement with each governed subquery's select list narrowed to the columns the
+ * rest of the statement can name, when that is provable: no `*` or `alias.*` anywhere, no
+ * NATURAL or USING join, no column alias list on the reference and no whole-row use of its
+ * alias. A column is kept when any column reference outside the governed subqueries has its
+ * name, whatever the qualifier (over-keeping is safe; dropping a used column is not). Filters
+ * are untouched. Returns `gov` itself when nothing can be narrowed.
+ */
+export function narrowProjections(gov: GovernedStatement): GovernedStatement {
+  const refs = governedRefs(gov);
+  if (refs.length === 0) return gov;
+  const insideGoverned = new Set<Node>();
+  for (const r of refs) for (const [n] of allNodes(r.inner)) insideGoverned.add(n);
+  const used = new Set<string>();
+  for (const [n] of allNodes(gov.stmt)) {
+    const t = typeOf(n);
+    if (t === 'star') return gov;
+    if (t === 'function' && String(dataOf(n).name).toLowerCase() === 'columns') return gov;
+    if (t === 'select') {
+      for (const j of (dataOf(n).joins ?? []) as { kind?: string; using?: unknown[] }[]) {
+        if ((j.using ?? []).length > 0 || String(j.kind ?? '').toLowerCase().includes('natural')) return gov;
+      }
+    }
+    if (t === 'column' && !insideGoverned.has(n)) {
+      const c = columnOf(n);
+      if (c) used.add(c.name.toLowerCase());
+    }
+  }
+  const stmt = structuredClone(gov.stmt);
+  const narrowed = governedRefs({ ...gov, stmt });
+  let changed = false;
+  for (const r of narrowed) {
+    if (r.alias === undefined || used.has(r.alias.toLowerCase())) continue;
+    const items = dataOf(r.inner).expressions as Node[];
+    const keep = items.filter((e) => {
+      const name = typeOf(e) === 'alias' ? identName(dataOf(e).alias) : columnOf(e)?.name;
+      return name === undefined || used.has(name.toLowerCase());
+    });
+    if (keep.length === items.length) continue;
+    dataOf(r.inner).expressions = keep.length > 0 ? keep : items.slice(0, 1);
+    changed = true;
+  }
+  return changed ? { ...gov, stmt } : gov;
+}
+
 export interface PushdownOptions {
   readonly tableRef?: TableRefOf;
 }

@@ -20,7 +20,6 @@ import { type LawInstance, VIEWERS, collect, lawQueryArb, runBoth, salesConfigYa
 const postgres = service('postgres');
 const mariadb = service('mariadb');
 const DB = `shoal_pushdown_it_${process.pid}`;
-const VISIBLE = ['id', 'name', 'email', 'region', 'signup', 'score', 'tier'];
 const data = salesData();
 
 const TYPES: Record<string, Record<string, string>> = {
@@ -58,7 +57,7 @@ function pushdownSuite(name: string, sourceLine: () => string, equalCase: (a: un
       expect(pushed).toBeGreaterThan(30);
     }, 300_000);
 
-    it('effectiveness: a selective RLS role fetches fewer rows than the table holds, and only its visible columns', async () => {
+    it('effectiveness: a selective RLS role fetches fewer rows than the table holds, and only the columns the query needs', async () => {
       const customers = data.find((t) => t.name === 'customers')!;
       for (const v of VIEWERS.filter((x) => x.role === 'analyst')) {
         const plan = planQuery({ sql: 'SELECT c.id, c.name FROM sales.customers c', role: v.role, vars: v.vars }, law.governance, { route: 'engine' });
@@ -70,7 +69,7 @@ function pushdownSuite(name: string, sourceLine: () => string, equalCase: (a: un
         expect(landings[0]!.rowsFetched).toBeLessThan(customers.rows.length);
         expect(landings[0]!.rowsFetched).toBeGreaterThanOrEqual(expected);
         expect(landings[0]!.params).toEqual([v.vars['provisa.region']]);
-        expect(landings[0]!.columns.map((c) => c.name)).toEqual(VISIBLE);
+        expect(landings[0]!.columns.map((c) => c.name)).toEqual(['id', 'name', 'region']);
       }
     });
 
