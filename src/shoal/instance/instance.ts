@@ -7,7 +7,10 @@
  * ready. A watch on the registry's config epoch repeats the last two steps whenever any instance
  * mutates the registry, so every instance converges on the same catalog within the poll interval.
  */
-import { isAbsolute, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { isCodedError } from '../../core/errors.js';
 import { openSqlClient } from '../../core/sql/open-sql-client.js';
 import type { SqlClient } from '../../core/sql/sql-client.js';
@@ -81,6 +84,7 @@ export class ShoalInstance implements QueryService {
   mvs: MvService | undefined;
   private mvScheduler: MvScheduler | undefined;
   private mvDb: SqlClient | undefined;
+  private mvLocalDir: string | undefined;
 
   private constructor(
     readonly registry: Registry,
@@ -143,6 +147,8 @@ export class ShoalInstance implements QueryService {
     const commitDelayMs = o.commitDelayMs ?? num(env.SHOAL_MV_FAULT_COMMIT_DELAY_MS);
     this.mvDb = await openSqlClient(registryUrl, { baseDir: this.options.baseDir, max: 2 });
     const store = await SnapshotStore.open(storeDirectory(this.options.config.stateful.materialize_store_url, this.options.baseDir));
+    // distributed MVs: this instance's own scratch space, gone with the process (S1)
+    this.mvLocalDir = join(tmpdir(), `shoal-mv-local-${process.pid}-${randomBytes(4).toString('hex')}`);
     this.mvs = await MvService.open({
       db: this.mvDb,
       store,
@@ -152,6 +158,8 @@ export class ShoalInstance implements QueryService {
       ...(o.resolveMaxAgeMs === undefined ? {} : { resolveMaxAgeMs: o.resolveMaxAgeMs }),
       ...(o.gcGraceMs === undefined ? {} : { gcGraceMs: o.gcGraceMs }),
       ...(commitDelayMs ? { beforeCommit: () => new Promise<void>((r) => setTimeout(r, commitDelayMs)) } : {}),
+      localStore: await SnapshotStore.open(this.mvLocalDir),
+      ...(this.options.onError ? { onNotQuiescent: this.options.onError } : {}),
     });
     if (tickMs > 0) {
       const mvs = this.mvs;
@@ -251,6 +259,7 @@ export class ShoalInstance implements QueryService {
     await this.pool.closeAll().catch(() => undefined);
     await this.registry.close().catch(() => undefined);
     await this.mvDb?.close().catch(() => undefined);
+    if (this.mvLocalDir) await rm(this.mvLocalDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

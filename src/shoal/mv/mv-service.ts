@@ -8,10 +8,14 @@
  *   snapshot under a heartbeat, publish it by the fenced commit.
  * - `bind(plan)`: before a governed query runs, bind each MV it reads to the published snapshot
  *   (resolved through the catalog, cached ≤ 1 s) or, if none was ever published, to its view_sql
- *   computed live; the response says which in the `x-shoal-mv` header.
+ *   computed live; the response says which in the `x-shoal-mv` header (`<id>=snapshot:<sid>`,
+ *   `<id>=local:<sid>` for a distributed MV's own copy, `<id>=live`).
  * - `candidates()` / `collectGarbage()`: what the scheduler loop claims, and snapshot GC.
  *
- * `distributed` MVs are not materialized yet: they are always served live (and the header says so).
+ * `distributed` MVs skip the catalog: each instance materializes them into its OWN scratch store
+ * (`localStore`), comparing the input version before and after; when the inputs moved meanwhile it
+ * retries, and after `quiescenceRetries` reports the source as not quiescent (`onNotQuiescent`, and
+ * the `notQuiescent` counter) and keeps serving what it had, rather than a copy no peer agrees with.
  */
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
@@ -73,6 +77,22 @@ export interface MvServiceOptions {
   readonly now?: () => number;
   /** Called between writing the snapshot and the fenced commit (fault-injection tests). */
   readonly beforeCommit?: (mvId: string, snapshotId: string) => Promise<void>;
+  /** The instance's own scratch store for `distributed` MVs (absent: they are served live). */
+  readonly localStore?: SnapshotStore;
+  /** Extra materializations of a distributed MV when its inputs moved during one (default 2). */
+  readonly quiescenceRetries?: number;
+  /** A distributed MV's source kept changing while it was materialized. */
+  readonly onNotQuiescent?: (e: ShoalError) => void;
+  /** Called after each local materialization of a distributed MV (tests inject input changes). */
+  readonly afterLocalBuild?: (mvId: string, attempt: number) => Promise<void>;
+}
+
+/** A distributed MV's materialization on this instance. */
+interface LocalSnapshot {
+  readonly snapshotId: string;
+  readonly path: string;
+  readonly versions: RefreshVersions;
+  readonly atMs: number;
 }
 
 export interface BoundQuery {
@@ -95,6 +115,8 @@ export class MvService {
   private readonly resolver: MvResolver;
   private readonly inFlight = new Map<string, { startedAtMs: number; rows: number; snapshotId: string | null; writer: string }>();
   private readonly now: () => number;
+  private readonly local = new Map<string, LocalSnapshot>();
+  private notQuiescentCount = 0;
 
   private constructor(
     readonly catalog: RefreshCatalog,
@@ -142,6 +164,7 @@ export class MvService {
     this.model = model;
     this.service = service;
     this.mvs = next;
+    for (const id of [...this.local.keys()]) if (next.get(id.toLowerCase())?.table.mv_consistency !== 'distributed') this.local.delete(id);
     for (const mv of next.values()) if (mv.table.mv_consistency === 'shared') await this.catalog.seed(mv.definition);
   }
 
@@ -178,6 +201,11 @@ export class MvService {
     }));
   }
 
+  /** Counters for the admin API and metrics. */
+  stats(): { readonly notQuiescent: number; readonly localSnapshots: number } {
+    return { notQuiescent: this.notQuiescentCount, localSnapshots: this.local.size };
+  }
+
   /** The versions a refresh of this MV would be for, now. */
   async versions(mv: MvInfo): Promise<RefreshVersions> {
     const model = this.model!;
@@ -212,11 +240,7 @@ export class MvService {
   async refresh(id: string, options: { force?: boolean; traceId?: string } = {}): Promise<RefreshResult> {
     const mv = this.info(id);
     if (!mv) throw new ShoalError('NOT_FOUND', `no materialized view "${id}"`, { hint: 'GET /admin/mv lists the registered MVs' });
-    if (mv.table.mv_consistency !== 'shared') {
-      throw new ShoalError('MV_NOT_SHARED', `MV ${mv.id} is distributed: it has no shared snapshot to refresh`, {
-        hint: 'distributed MVs are served live on each instance',
-      });
-    }
+    if (mv.table.mv_consistency !== 'shared') return this.refreshLocal(mv, options.force ?? false);
     const versions = await this.versions(mv);
     const result = await refreshUnderLease(
       this.catalog,
@@ -258,6 +282,51 @@ export class MvService {
   }
 
   /**
+   * Materialize a distributed MV into this instance's scratch store, without the catalog. The input
+   * version is compared before and after: equal means the copy is of one quiescent input version
+   * (what every peer converges on); different means retry, and finally report not quiescent.
+   */
+  private async refreshLocal(mv: MvInfo, force: boolean): Promise<RefreshResult> {
+    const store = this.options.localStore;
+    if (!store) throw new ShoalError('MV_NO_LOCAL_STORE', `MV ${mv.id} is distributed, and this instance has no scratch store`, { hint: 'it is served live' });
+    if (mv.engineSql === null) return { outcome: 'failed', error: mv.error ?? 'view_sql does not plan', epoch: 0 };
+    let before = await this.versions(mv);
+    const held = this.local.get(mv.id);
+    if (!force && held && !this.localDue(held, before, mv)) return { outcome: 'skipped', reason: 'up_to_date', holder: null };
+    const retries = this.options.quiescenceRetries ?? 2;
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      const snapshotId = store.newSnapshotId(mv.id);
+      let built;
+      try {
+        built = await materialize({ table: mv.table, serviceCatalog: this.service!, engine: this.options.engine, store, snapshotId });
+        await this.options.afterLocalBuild?.(mv.id, attempt);
+      } catch (e) {
+        await store.discard(snapshotId).catch(() => undefined);
+        return { outcome: 'failed', error: (e as Error).message, epoch: 0 };
+      }
+      const after = await this.versions(mv);
+      if (after.definitionVersion === before.definitionVersion && after.inputVersion === before.inputVersion) {
+        this.local.set(mv.id, { snapshotId, path: built.path, versions: after, atMs: this.now() });
+        return { outcome: 'refreshed', snapshotId, rowCount: built.rowCount, epoch: 0 };
+      }
+      await store.discard(snapshotId);
+      before = after;
+    }
+    this.notQuiescentCount++;
+    const error = new ShoalError('MV_SOURCE_NOT_QUIESCENT', `the inputs of distributed MV ${mv.id} changed during each of ${retries + 1} materializations`, {
+      hint: 'the previous copy (or the live view) is served; a distributed MV converges only once its sources are quiescent',
+    });
+    this.options.onNotQuiescent?.(error);
+    return { outcome: 'failed', error: error.message, epoch: 0 };
+  }
+
+  private localDue(held: LocalSnapshot, now: RefreshVersions, mv: MvInfo): boolean {
+    if (held.versions.definitionVersion !== now.definitionVersion) return true;
+    if (now.inputVersion !== null) return held.versions.inputVersion !== now.inputVersion;
+    return this.now() - held.atMs >= mv.table.mv_refresh_interval * 1000;
+  }
+
+  /**
    * MVs worth a claim attempt: shared ones whose row is due (interval elapsed or never refreshed),
    * whose definition changed, or whose inputs moved since the last refresh. Claims still decide.
    */
@@ -266,7 +335,12 @@ export class MvService {
     const due = new Set((await this.catalog.due()).map((r) => r.id));
     const out: string[] = [];
     for (const mv of this.mvs.values()) {
-      if (mv.table.mv_consistency !== 'shared' || mv.engineSql === null) continue;
+      if (mv.engineSql === null) continue;
+      if (mv.table.mv_consistency !== 'shared') {
+        const held = this.local.get(mv.id);
+        if (this.options.localStore && (!held || this.localDue(held, await this.versions(mv), mv))) out.push(mv.id);
+        continue;
+      }
       const row = rows.get(mv.id);
       if (!row || due.has(mv.id)) {
         out.push(mv.id);
@@ -282,13 +356,18 @@ export class MvService {
   /** Remove snapshots no catalog row publishes, past the grace period (see SnapshotStore). */
   async collectGarbage(): Promise<GcReport> {
     const referenced = new Set((await this.catalog.list()).flatMap((r) => (r.snapshotId ? [r.snapshotId] : [])));
-    return this.store.collectGarbage({ referenced, ...(this.options.gcGraceMs === undefined ? {} : { graceMs: this.options.gcGraceMs }) });
+    const grace = this.options.gcGraceMs === undefined ? {} : { graceMs: this.options.gcGraceMs };
+    await this.options.localStore?.collectGarbage({ referenced: new Set([...this.local.values()].map((l) => l.snapshotId)), ...grace });
+    return this.store.collectGarbage({ referenced, ...grace });
   }
 
   /** What an MV resolves to for a reader now (cached ≤ the resolver's max age). */
   resolve(id: string): Promise<MvResolution> {
     const mv = this.info(id);
-    if (mv && mv.table.mv_consistency !== 'shared') return Promise.resolve({ kind: 'live', reason: 'never_materialized' });
+    if (mv && mv.table.mv_consistency !== 'shared') {
+      const held = this.local.get(mv.id);
+      return Promise.resolve(held ? { kind: 'snapshot', snapshotId: held.snapshotId, path: held.path } : { kind: 'live', reason: 'never_materialized' });
+    }
     return this.resolver.resolve(mv?.id ?? id);
   }
 
@@ -302,7 +381,7 @@ export class MvService {
       const r = await this.resolve(mv.id);
       if (r.kind === 'snapshot') {
         bindings.push({ relation: mv.relation, body: snapshotBody(r.path) });
-        notes.push(`${mv.id}=snapshot:${r.snapshotId}`);
+        notes.push(`${mv.id}=${mv.table.mv_consistency === 'shared' ? 'snapshot' : 'local'}:${r.snapshotId}`);
       } else {
         if (mv.engineSql === null) {
           throw new ShoalError('MV_VIEW_SQL_INVALID', `MV ${mv.id} has never been materialized and its view_sql cannot run: ${mv.error ?? 'unplannable'}`, {

@@ -1,7 +1,8 @@
 /**
  * The MV admin API (ARCHITECTURE.md S3/S4), for roles with the `admin` capability:
  *
- * - `GET  /admin/mv`             every registered MV: its refresh-catalog row, how readers resolve
+ * - `GET  /admin/mv`             every registered MV (and `stats`: not-quiescent count, local
+ *                                copies): its refresh-catalog row, how readers resolve
  *                                it now, and the progress of a refresh running on this instance.
  * - `GET  /admin/mv/:id`         the MV's refresh-catalog row (404 when unknown).
  * - `POST /admin/mv/:id/refresh` one coordinated refresh now →
@@ -69,7 +70,7 @@ export function mvAdminPlugin(target: MvAdminTarget) {
           running: running.get(mv.id) ?? null,
         });
       }
-      return { writer: mvs.writer, mvs: out };
+      return { writer: mvs.writer, stats: mvs.stats(), mvs: out };
     });
 
     app.get('/admin/mv/:id', async (req: IdRequest) => {
