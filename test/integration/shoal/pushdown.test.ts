@@ -26,18 +26,18 @@ const TYPES: Record<string, Record<string, string>> = {
   postgres: { integer: 'integer', varchar: 'varchar(200)', date: 'date' },
   mariadb: { integer: 'INT', varchar: 'VARCHAR(200)', date: 'DATE' },
 };
-const ddl = (t: Table, dialect: string) => `CREATE TABLE ${t.name} (${t.cols.map(([n, ty]) => `${n} ${TYPES[dialect]![ty]}`).join(', ')})`;
-const insert = (t: Table) => `INSERT INTO ${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`;
+const ddl = (t: Table, dialect: string, prefix = '') => `CREATE TABLE ${prefix}${t.name} (${t.cols.map(([n, ty]) => `${n} ${TYPES[dialect]![ty]}`).join(', ')})`;
+const insert = (t: Table, prefix = '') => `INSERT INTO ${prefix}${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`;
 
 /** The law and the effectiveness checks, once the source holds `salesData()`. */
-function pushdownSuite(name: string, sourceLine: () => string, equalCase: (a: unknown, b: unknown) => boolean): void {
+function pushdownSuite(name: string, sourceLine: () => string, equalCase: (a: unknown, b: unknown) => boolean, schema?: string): void {
   describe(`${name}: pushdown through a real instance`, () => {
     let dir: string;
     let law: LawInstance;
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'shoal-pushdown-it-'));
-      law = await startLawInstance(salesConfigYaml(sourceLine()), dir);
+      law = await startLawInstance(salesConfigYaml(sourceLine(), schema), dir);
     }, 60_000);
     afterAll(async () => {
       await law?.instance.close();
@@ -96,9 +96,11 @@ describe.skipIf(postgres.skip)('PostgreSQL', () => {
     await admin.query(`CREATE DATABASE ${DB}`);
     const db = new pg.Client({ connectionString: postgres.url?.replace(/\/[^/]*$/, `/${DB}`) });
     await db.connect();
+    // a non-default schema: the engine table is (src, shop, <table>)
+    await db.query('CREATE SCHEMA shop');
     for (const t of data) {
-      await db.query(ddl(t, 'postgres'));
-      await db.query(insert(t));
+      await db.query(ddl(t, 'postgres', 'shop.'));
+      await db.query(insert(t, 'shop.'));
     }
     await db.end();
   });
@@ -110,6 +112,7 @@ describe.skipIf(postgres.skip)('PostgreSQL', () => {
     'PostgreSQL',
     () => `{id: src, type: postgresql, host: "${url!.hostname}", port: ${url!.port}, database: ${DB}, username: "${decodeURIComponent(url!.username)}"}`,
     (a, b) => a === b,
+    'shop',
   );
 });
 

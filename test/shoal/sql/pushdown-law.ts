@@ -14,7 +14,7 @@ import { queryArb } from './query-arbitrary.js';
 
 /** The sales tables (customers, payments) of `salesData()` on one source, governed for admin and analyst. */
 export function salesConfigYaml(sourceLine: string, schema?: string): string {
-  const s = schema === undefined ? '' : `, schema: ${schema}`;
+  const schemaLine = schema === undefined ? '' : `\n    schema: ${schema}`;
   return `control_plane: {tenant_url: "sqlite:///registry.db"}
 domains: [{id: sales}]
 sources:
@@ -22,7 +22,7 @@ sources:
 tables:
   - source_id: src
     domain_id: sales
-    table: customers${s ? `\n    schema: ${schema}` : ''}
+    table: customers${schemaLine}
     columns:
       - {name: id, data_type: integer}
       - {name: name, data_type: varchar}
@@ -34,7 +34,7 @@ tables:
       - {name: ssn, data_type: varchar, visible_to: [admin]}
   - source_id: src
     domain_id: sales
-    table: payments${s ? `\n    schema: ${schema}` : ''}
+    table: payments${schemaLine}
     columns:
       - {name: id, data_type: integer}
       - {name: customer_id, data_type: integer}
