@@ -10,6 +10,7 @@ import { ShoalError } from '../../../src/shoal/errors.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { type GovernanceCatalog, catalogFromConfig, planQuery } from '../../../src/shoal/sql/index.js';
 import { REGIONS } from './duckdb-harness.js';
+import { TPCH } from './fixtures.js';
 import { queryArb } from './query-arbitrary.js';
 
 /** The sales tables (customers, payments) of `salesData()` on one source, governed for admin and analyst. */
@@ -47,6 +48,18 @@ rls_rules:
   - {table_id: customers, role_id: analyst, filter: "region = current_setting('provisa.region')"}
   - {table_id: payments, role_id: analyst, filter: "amount >= 100"}
 `;
+}
+
+/** The sales tables plus the TPC-H-like tables of `tpchData()`, for the study corpus. */
+export function corpusConfigYaml(sourceLine: string): string {
+  const sales = salesConfigYaml(sourceLine);
+  const tables = Object.entries(TPCH).map(([table, cols]) => `  - source_id: src
+    domain_id: sales
+    table: ${table}
+    columns:
+${cols.map(([name, type]) => `      - {name: ${name}, data_type: ${type}${name === 'c_phone' ? ', unmasked_to: [admin], mask_type: regex, mask_pattern: "^(.{3}).*$", mask_replace: "$1****"' : ''}}`).join('\n')}
+`).join('');
+  return sales.replace('roles:\n', `${tables}roles:\n`).replace('rls_rules:\n', "rls_rules:\n  - {table_id: customer, role_id: analyst, filter: \"c_mktsegment <> 'AUTOMOBILE'\"}\n");
 }
 
 export interface LawInstance {
