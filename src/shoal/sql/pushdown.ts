@@ -11,7 +11,7 @@
  *   query inside an RLS filter, an unknown name), the spec asks for every column.
  * - predicates: `col op literal` conjuncts (`= <> < <= > >= LIKE IN`, `IS [NOT] NULL`) of the
  *   subquery's own WHERE (RLS after session-variable substitution), plus conjuncts `a.col op
- *   literal` of the WHERE of the SELECT whose FROM holds the reference, when `col` is an
+ *   literal` (or unqualified `col`) of the WHERE of the SELECT whose FROM holds the reference, when `col` is an
  *   unmasked column and that FROM reaches the reference through inner joins only (never the
  *   nullable side of an outer join). Literals keep their types; anything else (casts,
  *   functions, parameters, expressions on the column) is left to the engine, and so are a LIKE
@@ -355,7 +355,9 @@ export function derivePushdown(gov: GovernedStatement, options: PushdownOptions 
     if (at && at.preserved && alias !== undefined && relationAliases(at.select).filter((a) => a === alias).length === 1) {
       const outputs = plainOutputs(ref);
       for (const c of conjuncts(dataOf(at.select).where_clause?.this)) {
-        const p = simplePredicate(c, (col) => (col.qualifier === alias ? outputs.get(col.name) : undefined));
+        // an unqualified name that the reference outputs binds to it (were another relation of
+        // this FROM to output the name too, the query would fail as ambiguous with or without pushdown)
+        const p = simplePredicate(c, (col) => (col.qualifier === alias || col.qualifier === undefined ? outputs.get(col.name) : undefined));
         if (p && admissible(p, ref.table)) predicates.push(p);
       }
     }

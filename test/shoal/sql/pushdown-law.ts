@@ -178,6 +178,10 @@ export const pushdownQueryArb: fc.Arbitrary<string> = fc.oneof(
   fc.tuple(fc.subarray([...PCOLS], { minLength: 1 }), where(paymentAtom('payments')))
     .map(([cs, w]) => `SELECT ${cs.map((c) => `payments.${c}`).join(', ')} FROM sales.payments WHERE ${w}`),
   where(customerAtom('c')).map((w) => `SELECT * FROM sales.customers c WHERE ${w}`),
+  // unqualified names (an ambiguous one, like id over both tables, fails alike with and without pushdown)
+  fc.tuple(fc.constantFrom('JOIN', 'LEFT JOIN', 'RIGHT JOIN'), where(fc.oneof(customerAtom('c'), paymentAtom('p'))))
+    .map(([k, w]) => `SELECT name, amount FROM sales.customers c ${k} sales.payments p ON p.customer_id = c.id WHERE ${w.replace(/\b[cp]\./g, '')}`),
+  where(customerAtom('c')).map((w) => `SELECT name, tier FROM sales.customers c WHERE ${w.replace(/\bc\./g, '')}`),
 );
 
 /** The generic governed-query arbitrary plus the pushdown-shaped one. */
