@@ -327,8 +327,10 @@ export class MvService {
   }
 
   /**
-   * MVs worth a claim attempt: shared ones whose row is due (interval elapsed or never refreshed),
-   * whose definition changed, or whose inputs moved since the last refresh. Claims still decide.
+   * MVs worth a claim attempt: shared ones never published, whose definition changed, whose inputs
+   * moved since the last refresh, or (with no input signal) whose interval elapsed; never one a live
+   * lease holds. An MV with a signal and unchanged inputs is not a candidate however old it is, so
+   * an idle fleet does not fill the log with skips. Claims still decide.
    */
   async candidates(): Promise<string[]> {
     const rows = new Map((await this.catalog.list()).map((r) => [r.id, r]));
@@ -342,13 +344,17 @@ export class MvService {
         continue;
       }
       const row = rows.get(mv.id);
-      if (!row || due.has(mv.id)) {
+      if (!row) {
         out.push(mv.id);
         continue;
       }
       if (!row.enabled || (row.writer !== null && (await this.catalog.leaseState(mv.id))?.live)) continue;
       const v = await this.versions(mv);
-      if (row.materializedDefinitionVersion !== v.definitionVersion || (v.inputVersion !== null && row.materializedInputVersion !== v.inputVersion)) out.push(mv.id);
+      const stale =
+        row.snapshotId === null ||
+        row.materializedDefinitionVersion !== v.definitionVersion ||
+        (v.inputVersion !== null ? row.materializedInputVersion !== v.inputVersion : due.has(mv.id));
+      if (stale) out.push(mv.id);
     }
     return out;
   }

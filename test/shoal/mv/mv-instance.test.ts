@@ -150,6 +150,26 @@ describe('an instance serving MVs', () => {
     expect(snap.rows[1]).toEqual([2, 'a "quoted" one', 0.5, '2024-03-02', '2024-01-01 13:00:00', true, 6000000000, 'a "quoted" one']);
   });
 
+  it('an MV whose interval elapsed but whose inputs are unchanged is not a candidate: an idle fleet logs no skips', async () => {
+    const db = await openSqliteClient(join(dir, 'idle-catalog.db'));
+    try {
+      const mvs = await MvService.open({ db, store: await SnapshotStore.open(join(dir, 'idle-store')), engine: instance.engine });
+      const model = loadConfig({ path: join(dir, 'shoal.yaml') }).config;
+      await mvs.sync({
+        ...model,
+        sources: model.sources.map((s) => ({ ...s, path: join(dir, s.path!) })),
+        tables: model.tables.map((t) => (t.table === 'by_region' ? { ...t, mv_refresh_interval: 0 } : t)),
+      });
+      expect(await mvs.candidates()).toEqual(['sales.by_region', 'sales.typed']);
+      expect(await mvs.refresh('sales.by_region')).toMatchObject({ outcome: 'refreshed' });
+      expect((await mvs.catalog.due()).map((r) => r.id)).toContain('sales.by_region'); // the interval (0 s) has elapsed
+      expect(await mvs.candidates()).toEqual(['sales.typed']);
+      expect((await mvs.log('sales.by_region')).map((e) => e.outcome)).toEqual(['refreshed']);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('law: reading the published snapshot equals computing the MV live from the same inputs', async () => {
     const store = await SnapshotStore.open(join(dir, 'law-store'));
     const db = await openSqliteClient(join(dir, 'law-catalog.db'));
