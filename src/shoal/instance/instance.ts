@@ -146,7 +146,14 @@ export class ShoalInstance implements QueryService {
     const tickMs = o.tickMs ?? num(env.SHOAL_MV_TICK_MS) ?? 5000;
     const commitDelayMs = o.commitDelayMs ?? num(env.SHOAL_MV_FAULT_COMMIT_DELAY_MS);
     this.mvDb = await openSqlClient(registryUrl, { baseDir: this.options.baseDir, max: 2 });
-    const store = await SnapshotStore.open(storeDirectory(this.options.config.stateful.materialize_store_url, this.options.baseDir));
+    let store: SnapshotStore;
+    try {
+      store = await SnapshotStore.open(storeDirectory(this.options.config.stateful.materialize_store_url ?? env.PROVISA_MATERIALIZE_URL, this.options.baseDir));
+    } catch (e) {
+      if (!(e instanceof ShoalError)) throw e;
+      this.options.onError?.(e);
+      store = SnapshotStore.refusing(e); // MVs are served live; every refresh fails with this error
+    }
     // distributed MVs: this instance's own scratch space, gone with the process (S1)
     this.mvLocalDir = join(tmpdir(), `shoal-mv-local-${process.pid}-${randomBytes(4).toString('hex')}`);
     this.mvs = await MvService.open({

@@ -95,8 +95,17 @@ export class SnapshotStore {
   private constructor(
     readonly root: string,
     options: SnapshotStoreOptions,
+    private readonly unavailable?: ShoalError,
   ) {
     this.now = options.now ?? (() => Date.now());
+  }
+
+  /**
+   * A store that refuses every write with `error` (a misconfigured `materialize_store_url`): the
+   * instance still starts, MVs are served live, and each refresh fails saying why.
+   */
+  static refusing(error: ShoalError): SnapshotStore {
+    return new SnapshotStore('/nonexistent-shoal-mv-store', {}, error);
   }
 
   /**
@@ -129,6 +138,7 @@ export class SnapshotStore {
    * is removed and nothing appears under the final name. Returns the final path.
    */
   async write(snapshotId: string, write: (stagingPath: string) => Promise<void>): Promise<string> {
+    if (this.unavailable) throw this.unavailable;
     const finalPath = this.pathOf(snapshotId);
     const [dir, name] = snapshotId.split('/') as [string, string];
     try {
@@ -174,6 +184,7 @@ export class SnapshotStore {
   /** Every file in the store, staging files included (their id carries the staging prefix). */
   async list(): Promise<SnapshotFile[]> {
     const out: SnapshotFile[] = [];
+    if (this.unavailable) return out;
     let dirs: string[];
     try {
       dirs = await readdir(this.root);
