@@ -170,6 +170,33 @@ describe('an instance serving MVs', () => {
     }
   });
 
+  it('a running refresh shows its progress and timing until it commits', async () => {
+    const db = await openSqliteClient(join(dir, 'progress-catalog.db'));
+    try {
+      let seen: ReturnType<MvService['running']> = [];
+      let now = 1_000;
+      const mvs: MvService = await MvService.open({
+        db,
+        store: await SnapshotStore.open(join(dir, 'progress-store')),
+        engine: instance.engine,
+        writer: 'w1',
+        now: () => now,
+        beforeCommit: async () => {
+          now += 250;
+          seen = mvs.running();
+        },
+      });
+      const model = loadConfig({ path: join(dir, 'shoal.yaml') }).config;
+      await mvs.sync({ ...model, sources: model.sources.map((s) => ({ ...s, path: join(dir, s.path!) })) });
+      expect(mvs.running()).toEqual([]);
+      const r = await mvs.refresh('sales.typed');
+      expect(seen).toEqual([{ mvId: 'sales.typed', writer: 'w1#1', startedAtMs: 1_000, elapsedMs: 250, rowsWritten: 3, snapshotId: (r as { snapshotId: string }).snapshotId }]);
+      expect(mvs.running()).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('law: reading the published snapshot equals computing the MV live from the same inputs', async () => {
     const store = await SnapshotStore.open(join(dir, 'law-store'));
     const db = await openSqliteClient(join(dir, 'law-catalog.db'));
