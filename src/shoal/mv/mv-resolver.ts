@@ -10,7 +10,11 @@ import type { SnapshotStore } from './snapshot-store.js';
 
 export type MvResolution =
   | { readonly kind: 'snapshot'; readonly snapshotId: string; readonly path: string }
-  | { readonly kind: 'live'; readonly reason: 'never_materialized' | 'not_registered' };
+  /**
+   * `snapshot_missing`: the catalog publishes a snapshot this instance cannot see (a store that is
+   * not really shared, or wiped): served live rather than failing, and the header says so.
+   */
+  | { readonly kind: 'live'; readonly reason: 'never_materialized' | 'not_registered' | 'snapshot_missing' };
 
 export interface MvResolverOptions {
   /** How long a resolution may be served from cache (ms, default 1000; 0 = always ask). */
@@ -31,7 +35,7 @@ export class MvResolver {
 
   constructor(
     private readonly catalog: { get(id: string): Promise<MvRow | null> },
-    private readonly store: Pick<SnapshotStore, 'pathOf'>,
+    private readonly store: Pick<SnapshotStore, 'pathOf' | 'exists'>,
     options: MvResolverOptions = {},
   ) {
     this.maxAgeMs = options.maxAgeMs ?? 1000;
@@ -69,6 +73,7 @@ export class MvResolver {
     }
     if (!row) return { kind: 'live', reason: 'not_registered' };
     if (row.snapshotId === null) return { kind: 'live', reason: 'never_materialized' };
+    if (!(await this.store.exists(row.snapshotId))) return { kind: 'live', reason: 'snapshot_missing' };
     return { kind: 'snapshot', snapshotId: row.snapshotId, path: this.store.pathOf(row.snapshotId) };
   }
 }

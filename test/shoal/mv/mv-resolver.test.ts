@@ -14,7 +14,8 @@ function fakeCatalog() {
     },
   };
 }
-const store = { pathOf: (id: string) => `/store/${id}.parquet` };
+const missing = new Set<string>();
+const store = { pathOf: (id: string) => `/store/${id}.parquet`, exists: async (id: string) => !missing.has(id) };
 
 describe('MvResolver', () => {
   it('resolves to live until a snapshot is published, then to the published file', async () => {
@@ -23,6 +24,10 @@ describe('MvResolver', () => {
     expect(await r.resolve('sales.m')).toEqual({ kind: 'live', reason: 'never_materialized' });
     cat.state.snapshot = 'sales.m/a';
     expect(await r.resolve('sales.m')).toEqual({ kind: 'snapshot', snapshotId: 'sales.m/a', path: '/store/sales.m/a.parquet' });
+    // a published snapshot this instance cannot see (a store that is not shared): live, not an error
+    cat.state.snapshot = 'sales.m/gone';
+    missing.add('sales.m/gone');
+    expect(await r.resolve('sales.m')).toEqual({ kind: 'live', reason: 'snapshot_missing' });
     cat.state.present = false;
     expect(await r.resolve('sales.m')).toEqual({ kind: 'live', reason: 'not_registered' });
   });
