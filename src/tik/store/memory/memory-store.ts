@@ -4,9 +4,9 @@
  * can change what is stored. `handle()` gives a second handle onto the same contents, as a second
  * process would open the same database.
  */
-import type { AllowedSigner } from '../../../core/sshsig.js';
-import type { ActorEntry, EventStore, StoredEvent } from '../store.js';
+import type { EventStore, StoredEvent } from '../store.js';
 import { checkBytesMatch, checkContentId, checkSidecarName, checkTicket } from '../store-names.js';
+import { KeyedFilesDelegate } from '../side-file-delegate.js';
 import { KeyedFiles, type FileBag } from './keyed-files.js';
 
 interface MemoryState {
@@ -41,14 +41,15 @@ function mapBag(files: Map<string, Uint8Array>): FileBag {
   };
 }
 
-export class MemoryStore implements EventStore {
+export class MemoryStore extends KeyedFilesDelegate implements EventStore {
   readonly kind = 'memory' as const;
-  private readonly files: KeyedFiles;
+  protected readonly files: KeyedFiles;
 
   constructor(
     readonly location = 'memory',
     private readonly state: MemoryState = { events: new Map(), sidecars: new Map(), files: new Map() },
   ) {
+    super();
     this.files = new KeyedFiles(mapBag(state.files), location);
   }
 
@@ -108,72 +109,5 @@ export class MemoryStore implements EventStore {
     checkSidecarName(name);
     const b = this.state.sidecars.get(ticket)?.get(name);
     return b === undefined ? undefined : copy(b);
-  }
-
-  // ── everything else ──
-  putBlob(ticket: string, bytes: Uint8Array): Promise<string> {
-    return this.files.putBlob(ticket, bytes);
-  }
-  readBlob(ticket: string, hash: string): Promise<Uint8Array | undefined> {
-    return this.files.readBlob(ticket, hash);
-  }
-  blobHashes(ticket: string): Promise<readonly string[]> {
-    return this.files.blobHashes(ticket);
-  }
-  archiveProcess(canonicalText: string): Promise<string> {
-    return this.files.archiveProcess(canonicalText);
-  }
-  readProcessByHash(hash: string): Promise<string | undefined> {
-    return this.files.readProcessByHash(hash);
-  }
-  archivedProcessHashes(): Promise<readonly string[]> {
-    return this.files.archivedProcessHashes();
-  }
-  processSidecarNames(hash: string): Promise<readonly string[]> {
-    return this.files.processSidecarNames(hash);
-  }
-  readProcessSidecar(hash: string, name: string): Promise<Uint8Array | undefined> {
-    return this.files.readProcessSidecar(hash, name);
-  }
-  putProcessSidecar(hash: string, name: string, bytes: Uint8Array): Promise<boolean> {
-    return this.files.putProcessSidecar(hash, name, bytes);
-  }
-  readNamedProcess(name: string): Promise<string | undefined> {
-    return this.files.readNamedProcess(name);
-  }
-  writeNamedProcess(name: string, text: string): Promise<void> {
-    return this.files.writeNamedProcess(name, text);
-  }
-  listProcesses(): Promise<readonly string[]> {
-    return this.files.listProcesses();
-  }
-  rootWitnessNames(): Promise<readonly string[]> {
-    return this.files.rootWitnessNames();
-  }
-  readRootWitness(name: string): Promise<Uint8Array | undefined> {
-    return this.files.readRootWitness(name);
-  }
-  putRootWitness(name: string, bytes: Uint8Array): Promise<boolean> {
-    return this.files.putRootWitness(name, bytes);
-  }
-  readRolesRegister(): Promise<string | undefined> {
-    return this.files.readRolesRegister();
-  }
-  readActorsText(): Promise<string | undefined> {
-    return this.files.readActorsText();
-  }
-  readActors(): Promise<readonly AllowedSigner[]> {
-    return this.files.readActors();
-  }
-  addActor(name: string, pubkeyLine: string): Promise<ActorEntry> {
-    return this.files.addActor(name, pubkeyLine);
-  }
-  /** Everything beside the log, by relative path (migrate, export, import). */
-  sideFiles(): FileBag {
-    return this.files.bag;
-  }
-  /** Writes `roles.edn`, `actors` or `processes/<x>.tests.edn` verbatim (migrate, import). */
-  writeSideFile(path: string, bytes: Uint8Array): Promise<void> {
-    return this.files.writeSideFile(path, bytes);
   }
 }

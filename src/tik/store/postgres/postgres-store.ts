@@ -16,13 +16,13 @@
  * both succeed and one row remains.
  */
 import { CodedError } from '../../../core/errors.js';
-import type { AllowedSigner } from '../../../core/sshsig.js';
 import { openPostgresClient } from '../../../core/sql/postgres-client.js';
 import type { SqlClient } from '../../../core/sql/sql-client.js';
 import { redactUrl } from '../../../core/sql/sql-url.js';
 import { TikError } from '../../errors.js';
 import { KeyedFiles, type FileBag } from '../memory/keyed-files.js';
-import type { ActorEntry, EventStore, StoredEvent } from '../store.js';
+import { KeyedFilesDelegate } from '../side-file-delegate.js';
+import type { EventStore, StoredEvent } from '../store.js';
 import { TICKET_UUID } from '../store-names.js';
 import { SqlEventLog, asBuffer, logSchema } from '../sqlite/sql-event-log.js';
 
@@ -142,10 +142,10 @@ function ensureSchema(entry: PoolEntry, schema: string, url: string): Promise<vo
   return done;
 }
 
-export class PostgresStore implements EventStore {
+export class PostgresStore extends KeyedFilesDelegate implements EventStore {
   readonly kind = 'postgres' as const;
   private readonly log: SqlEventLog;
-  private readonly files: KeyedFiles;
+  protected readonly files: KeyedFiles;
 
   private constructor(
     private readonly db: SqlClient,
@@ -155,6 +155,7 @@ export class PostgresStore implements EventStore {
     private readonly release: () => Promise<void>,
     private readonly forgetSchema: () => void,
   ) {
+    super();
     const q = `"${schema}".`;
     this.log = new SqlEventLog(db, { events: `${q}events`, sidecars: `${q}sidecars` });
     this.files = new KeyedFiles(sqlBag(db, `${q}files`), location);
@@ -219,72 +220,5 @@ export class PostgresStore implements EventStore {
   }
   allEventIds(): Promise<readonly { ticket: string; id: string }[]> {
     return this.log.allIds();
-  }
-
-  // ── everything else, in `files` ──
-  putBlob(ticket: string, bytes: Uint8Array): Promise<string> {
-    return this.files.putBlob(ticket, bytes);
-  }
-  readBlob(ticket: string, hash: string): Promise<Uint8Array | undefined> {
-    return this.files.readBlob(ticket, hash);
-  }
-  blobHashes(ticket: string): Promise<readonly string[]> {
-    return this.files.blobHashes(ticket);
-  }
-  archiveProcess(canonicalText: string): Promise<string> {
-    return this.files.archiveProcess(canonicalText);
-  }
-  readProcessByHash(hash: string): Promise<string | undefined> {
-    return this.files.readProcessByHash(hash);
-  }
-  archivedProcessHashes(): Promise<readonly string[]> {
-    return this.files.archivedProcessHashes();
-  }
-  processSidecarNames(hash: string): Promise<readonly string[]> {
-    return this.files.processSidecarNames(hash);
-  }
-  readProcessSidecar(hash: string, name: string): Promise<Uint8Array | undefined> {
-    return this.files.readProcessSidecar(hash, name);
-  }
-  putProcessSidecar(hash: string, name: string, bytes: Uint8Array): Promise<boolean> {
-    return this.files.putProcessSidecar(hash, name, bytes);
-  }
-  readNamedProcess(name: string): Promise<string | undefined> {
-    return this.files.readNamedProcess(name);
-  }
-  writeNamedProcess(name: string, text: string): Promise<void> {
-    return this.files.writeNamedProcess(name, text);
-  }
-  listProcesses(): Promise<readonly string[]> {
-    return this.files.listProcesses();
-  }
-  rootWitnessNames(): Promise<readonly string[]> {
-    return this.files.rootWitnessNames();
-  }
-  readRootWitness(name: string): Promise<Uint8Array | undefined> {
-    return this.files.readRootWitness(name);
-  }
-  putRootWitness(name: string, bytes: Uint8Array): Promise<boolean> {
-    return this.files.putRootWitness(name, bytes);
-  }
-  readRolesRegister(): Promise<string | undefined> {
-    return this.files.readRolesRegister();
-  }
-  readActorsText(): Promise<string | undefined> {
-    return this.files.readActorsText();
-  }
-  readActors(): Promise<readonly AllowedSigner[]> {
-    return this.files.readActors();
-  }
-  addActor(name: string, pubkeyLine: string): Promise<ActorEntry> {
-    return this.files.addActor(name, pubkeyLine);
-  }
-  /** Everything beside the log, by relative path (migrate, export, import). */
-  sideFiles(): FileBag {
-    return this.files.bag;
-  }
-  /** Writes `roles.edn`, `actors` or `processes/<x>.tests.edn` verbatim (migrate, import). */
-  writeSideFile(path: string, bytes: Uint8Array): Promise<void> {
-    return this.files.writeSideFile(path, bytes);
   }
 }

@@ -14,12 +14,12 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFileAtomic } from '../../../core/fs-atomic.js';
-import type { AllowedSigner } from '../../../core/sshsig.js';
 import { openSqliteClient } from '../../../core/sql/sqlite-client.js';
 import type { SqlClient } from '../../../core/sql/sql-client.js';
 import { TikError } from '../../errors.js';
 import { FileStore } from '../file/file-store.js';
-import type { ActorEntry, EventStore, StoredEvent } from '../store.js';
+import { SideFileDelegate } from '../side-file-delegate.js';
+import type { EventStore, StoredEvent } from '../store.js';
 import { CONTENT_ID, TICKET_UUID, checkContentId, checkTicket, sha256Id } from '../store-names.js';
 import { SqlEventLog, logSchema } from './sql-event-log.js';
 
@@ -35,11 +35,11 @@ function ioError(e: unknown, path: string): TikError {
   return new TikError('store/io', `cannot access ${path} (${code})`, { where: path, cause: e, hint: 'check the path and its permissions' });
 }
 
-export class SqliteStore implements EventStore {
+export class SqliteStore extends SideFileDelegate implements EventStore {
   readonly kind = 'sqlite' as const;
   private readonly log: SqlEventLog;
   /** processes/, roots/, actors and roles.edn: the file store's code over the same directory. */
-  private readonly files: FileStore;
+  protected readonly files: FileStore;
 
   private constructor(
     /** The directory holding `tik.db` (the root, or `<root>/.tik`). */
@@ -47,6 +47,7 @@ export class SqliteStore implements EventStore {
     private readonly db: SqlClient,
     private readonly durable: boolean,
   ) {
+    super();
     this.log = new SqlEventLog(db, { events: 'events', sidecars: 'sidecars' });
     this.files = new FileStore(base, { durable });
   }
@@ -168,55 +169,5 @@ export class SqliteStore implements EventStore {
   /** Every (ticket, id) in the log. */
   allEventIds(): Promise<readonly { ticket: string; id: string }[]> {
     return this.log.allIds();
-  }
-
-  // ── everything else: the file store's code over the same directory ────────────────────────
-  archiveProcess(canonicalText: string): Promise<string> {
-    return this.files.archiveProcess(canonicalText);
-  }
-  readProcessByHash(hash: string): Promise<string | undefined> {
-    return this.files.readProcessByHash(hash);
-  }
-  archivedProcessHashes(): Promise<readonly string[]> {
-    return this.files.archivedProcessHashes();
-  }
-  processSidecarNames(hash: string): Promise<readonly string[]> {
-    return this.files.processSidecarNames(hash);
-  }
-  readProcessSidecar(hash: string, name: string): Promise<Uint8Array | undefined> {
-    return this.files.readProcessSidecar(hash, name);
-  }
-  putProcessSidecar(hash: string, name: string, bytes: Uint8Array): Promise<boolean> {
-    return this.files.putProcessSidecar(hash, name, bytes);
-  }
-  readNamedProcess(name: string): Promise<string | undefined> {
-    return this.files.readNamedProcess(name);
-  }
-  writeNamedProcess(name: string, text: string): Promise<void> {
-    return this.files.writeNamedProcess(name, text);
-  }
-  listProcesses(): Promise<readonly string[]> {
-    return this.files.listProcesses();
-  }
-  rootWitnessNames(): Promise<readonly string[]> {
-    return this.files.rootWitnessNames();
-  }
-  readRootWitness(name: string): Promise<Uint8Array | undefined> {
-    return this.files.readRootWitness(name);
-  }
-  putRootWitness(name: string, bytes: Uint8Array): Promise<boolean> {
-    return this.files.putRootWitness(name, bytes);
-  }
-  readRolesRegister(): Promise<string | undefined> {
-    return this.files.readRolesRegister();
-  }
-  readActorsText(): Promise<string | undefined> {
-    return this.files.readActorsText();
-  }
-  readActors(): Promise<readonly AllowedSigner[]> {
-    return this.files.readActors();
-  }
-  addActor(name: string, pubkeyLine: string): Promise<ActorEntry> {
-    return this.files.addActor(name, pubkeyLine);
   }
 }
