@@ -4,6 +4,7 @@
  * table/domain/role, relationship endpoints, role inheritance, masking combinations. Issue paths use
  * the catalog's list indices (`tables[2].columns[0].mask_type`), which match the YAML's.
  */
+import { admitMaterializedView } from '../sql/determinism.js';
 import { child, item, type ConfigIssue } from './config-issue.js';
 import { didYouMean } from './did-you-mean.js';
 import {
@@ -125,6 +126,17 @@ export function checkCatalog(catalog: CatalogModel): CatalogCheck {
       else err('CONFIG_DUPLICATE_ID', child(item('tables', i), 'table'), `table ${p} is registered twice (first at ${item('tables', first)})`, 'register each physical table once; use a view for a second shape');
     });
   }
+
+  // MV admission (S4), on every registration path that validates a catalog (config load, the
+  // registry's mutations, the admin API): a distributed MV must be deterministic; unparseable
+  // view_sql is admitted by no tier (fail closed); a shared one is admitted with a warning.
+  catalog.tables.forEach((t, i) => {
+    if (!t.materialize || !t.view_sql) return;
+    const at = child(item('tables', i), 'view_sql');
+    const a = admitMaterializedView(t.mv_consistency, t.view_sql);
+    if (!a.ok) err('CONFIG_MV_REJECTED', at, a.reason, "make view_sql deterministic, or use mv_consistency: shared");
+    else if (!a.deterministic) warn('CONFIG_MV_NONDETERMINISTIC', at, a.reason);
+  });
 
   catalog.sources.forEach((s, i) => {
     const at = item('sources', i);

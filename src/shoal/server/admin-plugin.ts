@@ -30,6 +30,8 @@ function parseBody<T extends z.ZodType>(schema: T, body: unknown, what: string):
 /** Refuse a mutation that would leave the catalog inconsistent (dangling source, domain, role…). */
 function checkWith(catalog: CatalogModel): void {
   const { errors } = checkCatalog(catalog);
+  const rejected = errors.find((e) => e.code === 'CONFIG_MV_REJECTED');
+  if (rejected) throw new ShoalError('MV_REJECTED', formatIssue(rejected), { hint: rejected.hint ?? "use mv_consistency: shared" });
   if (errors.length > 0) {
     throw new ShoalError('CONFLICT', errors.map(formatIssue).join('; '), { hint: 'register what it refers to first' });
   }
