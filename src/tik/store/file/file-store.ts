@@ -11,19 +11,13 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFileAtomic, writeFileAtomic, type AtomicWriteHooks } from '../../../core/fs-atomic.js';
 import { CodedError } from '../../../core/errors.js';
-import {
-  allowedSignerLine,
-  fpr16,
-  parseAllowedSigners,
-  parseAnyPublicKeyLine,
-  type AllowedSigner,
-} from '../../../core/sshsig.js';
+import type { AllowedSigner } from '../../../core/sshsig.js';
 import { isMap, readEdn } from '../../edn/index.js';
 import { TikError } from '../../errors.js';
 import type { ActorEntry, EventStore, StoredEvent } from '../store.js';
+import { addActorToText, parseActors } from '../actors-file.js';
 import { canonicalTextProblem } from '../canonical-text.js';
 import {
-  ACTOR_NAME,
   EVENT_FILE,
   SIDECAR_NAME,
   PROCESS_NAME,
@@ -391,44 +385,12 @@ export class FileStore implements EventStore {
   }
 
   async readActors(): Promise<readonly AllowedSigner[]> {
-    const text = await this.readActorsText();
-    if (text === undefined) return [];
-    try {
-      return parseAllowedSigners(text, actorsPath(this.base));
-    } catch (e) {
-      if (e instanceof CodedError) {
-        throw new TikError('store/bad-actors', e.message, { where: e.where, position: e.position, hint: e.hint, cause: e });
-      }
-      throw e;
-    }
+    return parseActors(await this.readActorsText(), actorsPath(this.base));
   }
 
   async addActor(name: string, pubkeyLine: string): Promise<ActorEntry> {
-    if (typeof name !== 'string' || !ACTOR_NAME.test(name)) {
-      throw new TikError('store/bad-actor-name', `actor name ${JSON.stringify(name)} cannot be an allowed-signers principal`, {
-        where: 'actor',
-        hint: 'an actor name has no spaces, commas or quotes and does not start with #',
-      });
-    }
-    let parsed: ReturnType<typeof parseAnyPublicKeyLine>;
-    try {
-      parsed = parseAnyPublicKeyLine(pubkeyLine);
-    } catch (e) {
-      const c = e instanceof CodedError ? e : undefined;
-      throw new TikError('store/bad-public-key', `not an SSH public key line: ${c?.message ?? String(e)}`, {
-        where: 'public key',
-        hint: c?.hint ?? 'pass the contents of an id_ed25519.pub file',
-        cause: e,
-      });
-    }
-    const { comment } = parsed;
-    const line = allowedSignerLine(name, parsed, comment);
-    const entry = Object.freeze({ name, fpr16: fpr16(parsed.base64), line });
-    const current = await this.readActors(); // refuses to extend a broken file
-    if (current.some((a) => a.keyBase64 === parsed.base64 && a.principals.includes(name))) return entry;
-    const text = (await this.readActorsText()) ?? '';
-    const sep = text === '' || text.endsWith('\n') ? '' : '\n';
-    await this.write(actorsPath(this.base), `${text}${sep}${line}\n`);
+    const { entry, text } = addActorToText(await this.readActorsText(), name, pubkeyLine, actorsPath(this.base));
+    if (text !== undefined) await this.write(actorsPath(this.base), text);
     return entry;
   }
 }

@@ -6,19 +6,13 @@
  * same names a file tree would, and export writes them out unchanged.
  */
 import { CodedError } from '../../../core/errors.js';
-import {
-  allowedSignerLine,
-  fpr16,
-  parseAllowedSigners,
-  parseAnyPublicKeyLine,
-  type AllowedSigner,
-} from '../../../core/sshsig.js';
+import type { AllowedSigner } from '../../../core/sshsig.js';
 import { isMap, readEdn } from '../../edn/index.js';
 import { TikError } from '../../errors.js';
+import { addActorToText, parseActors } from '../actors-file.js';
 import { canonicalTextProblem } from '../canonical-text.js';
 import type { ActorEntry } from '../store.js';
 import {
-  ACTOR_NAME,
   CONTENT_ID,
   EVENT_FILE,
   PROCESS_NAME,
@@ -174,42 +168,11 @@ export class KeyedFiles {
     return text(await this.bag.get('actors'));
   }
   async readActors(): Promise<readonly AllowedSigner[]> {
-    const t = await this.readActorsText();
-    if (t === undefined) return [];
-    try {
-      return parseAllowedSigners(t, `${this.location}/actors`);
-    } catch (e) {
-      if (e instanceof CodedError) {
-        throw new TikError('store/bad-actors', e.message, { where: e.where, position: e.position, hint: e.hint, cause: e });
-      }
-      throw e;
-    }
+    return parseActors(await this.readActorsText(), `${this.location}/actors`);
   }
   async addActor(name: string, pubkeyLine: string): Promise<ActorEntry> {
-    if (typeof name !== 'string' || !ACTOR_NAME.test(name)) {
-      throw new TikError('store/bad-actor-name', `actor name ${JSON.stringify(name)} cannot be an allowed-signers principal`, {
-        where: 'actor',
-        hint: 'an actor name has no spaces, commas or quotes and does not start with #',
-      });
-    }
-    let parsed: ReturnType<typeof parseAnyPublicKeyLine>;
-    try {
-      parsed = parseAnyPublicKeyLine(pubkeyLine);
-    } catch (e) {
-      const c = e instanceof CodedError ? e : undefined;
-      throw new TikError('store/bad-public-key', `not an SSH public key line: ${c?.message ?? String(e)}`, {
-        where: 'public key',
-        hint: c?.hint ?? 'pass the contents of an id_ed25519.pub file',
-        cause: e,
-      });
-    }
-    const line = allowedSignerLine(name, parsed, parsed.comment);
-    const entry = Object.freeze({ name, fpr16: fpr16(parsed.base64), line });
-    const current = await this.readActors(); // refuses to extend a broken file
-    if (current.some((a) => a.keyBase64 === parsed.base64 && a.principals.includes(name))) return entry;
-    const old = (await this.readActorsText()) ?? '';
-    const sep = old === '' || old.endsWith('\n') ? '' : '\n';
-    await this.bag.put('actors', utf8(`${old}${sep}${line}\n`));
+    const { entry, text } = addActorToText(await this.readActorsText(), name, pubkeyLine, `${this.location}/actors`);
+    if (text !== undefined) await this.bag.put('actors', utf8(text));
     return entry;
   }
 
