@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import { createFileAtomic, writeFileAtomic, type AtomicWriteHooks } from '../../../core/fs-atomic.js';
 import { CodedError } from '../../../core/errors.js';
 import type { AllowedSigner } from '../../../core/sshsig.js';
-import { isMap, readEdn } from '../../edn/index.js';
 import { TikError } from '../../errors.js';
 import type { ActorEntry, EventStore, StoredEvent } from '../store.js';
 import { addActorToText, parseActors } from '../actors-file.js';
 import { canonicalTextProblem } from '../canonical-text.js';
+import { checkDefinitionText } from '../definition-text.js';
 import {
   EVENT_FILE,
   SIDECAR_NAME,
@@ -328,20 +328,7 @@ export class FileStore implements EventStore {
 
   async writeNamedProcess(name: string, text: string): Promise<void> {
     checkProcessName(name);
-    const where = `processes/${name}.edn`;
-    let value;
-    try {
-      value = readEdn(text, where);
-    } catch (e) {
-      throw new TikError('store/bad-definition', `${where} would not be readable: ${e instanceof Error ? e.message : String(e)}`, {
-        where,
-        ...(e instanceof CodedError && e.position ? { position: e.position } : {}),
-        hint: 'a definition file holds one EDN map (comments allowed)',
-      });
-    }
-    if (!isMap(value)) {
-      throw new TikError('store/bad-definition', `${where} would not hold a map`, { where, hint: 'a definition file holds one EDN map' });
-    }
+    checkDefinitionText(name, text);
     await this.write(namedProcessPath(this.base, name), text);
   }
 

@@ -5,12 +5,11 @@
  * store keeps the bag in a Map, the PostgreSQL store in a `files` table; both therefore hold the
  * same names a file tree would, and export writes them out unchanged.
  */
-import { CodedError } from '../../../core/errors.js';
 import type { AllowedSigner } from '../../../core/sshsig.js';
-import { isMap, readEdn } from '../../edn/index.js';
 import { TikError } from '../../errors.js';
 import { addActorToText, parseActors } from '../actors-file.js';
 import { canonicalTextProblem } from '../canonical-text.js';
+import { checkDefinitionText } from '../definition-text.js';
 import type { ActorEntry } from '../store.js';
 import {
   CONTENT_ID,
@@ -123,20 +122,7 @@ export class KeyedFiles {
   }
   async writeNamedProcess(name: string, source: string): Promise<void> {
     checkProcessName(name);
-    const where = `processes/${name}.edn`;
-    let value;
-    try {
-      value = readEdn(source, where);
-    } catch (e) {
-      throw new TikError('store/bad-definition', `${where} would not be readable: ${e instanceof Error ? e.message : String(e)}`, {
-        where,
-        ...(e instanceof CodedError && e.position ? { position: e.position } : {}),
-        hint: 'a definition file holds one EDN map (comments allowed)',
-      });
-    }
-    if (!isMap(value)) {
-      throw new TikError('store/bad-definition', `${where} would not hold a map`, { where, hint: 'a definition file holds one EDN map' });
-    }
+    checkDefinitionText(name, source);
     await this.bag.put(`processes/${name}.edn`, utf8(source));
   }
   async listProcesses(): Promise<readonly string[]> {
