@@ -6,6 +6,13 @@ import { healthPlugin } from './health-plugin.js';
 import { MetricsRegistry } from './metrics.js';
 import type { QueryService } from './query-service.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The instance's `/metrics` registry, so plugins (the MV admin API) can report series into it. */
+    readonly shoalMetrics: MetricsRegistry;
+  }
+}
+
 export interface AppOptions {
   readonly service: QueryService;
   readonly metrics?: MetricsRegistry;
@@ -19,6 +26,7 @@ export interface AppOptions {
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const metrics = opts.metrics ?? new MetricsRegistry();
   const app = Fastify({ logger: opts.logger ?? false, bodyLimit: 4 * 1024 * 1024 });
+  app.decorate('shoalMetrics', metrics);
   app.setErrorHandler((err, req, reply) => {
     if (!isCodedError(err)) {
       // Fastify's own client errors (body validation, malformed JSON, media type) keep their 4xx.
