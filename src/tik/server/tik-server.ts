@@ -1,4 +1,6 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { openEffects, type EffectsOptions, type EffectsService } from '../effects/index.js';
+import type { Instant } from '../edn/index.js';
 import type { EventStore } from '../store/store.js';
 import { AntiEntropy } from './anti-entropy.js';
 import { apiRoutes } from './api-routes.js';
@@ -22,11 +24,15 @@ export interface TikServerOptions {
   readonly intervalSeconds?: number;
   /** pino logging to stderr (default off; `tik serve` turns it on). */
   readonly logger?: boolean;
+  /** Stage-reached webhooks through the shared delivery ledger (docs/tik-effects.md); `now` derives stages. */
+  readonly effects?: EffectsOptions & { readonly now: () => Instant };
 }
 
 export interface TikServer {
   readonly app: FastifyInstance;
   readonly antiEntropy: AntiEntropy;
+  /** The effect loop when `effects` was given (start it with `effects.start()`). */
+  readonly effects: EffectsService | undefined;
   close(): Promise<void>;
 }
 
@@ -51,14 +57,16 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   await app.register(apiRoutes(v));
   await app.register(boardPage(v));
   app.get('/health', async () => ({ status: 'ok', store: options.store.kind, peers: options.peers ?? [] }));
-  const antiEntropy = new AntiEntropy(options.store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, {
-    info: (o, m) => app.log.info(o, m),
-    warn: (o, m) => app.log.warn(o, m),
-  });
+  const log = { info: (o: object, m: string) => app.log.info(o, m), warn: (o: object, m: string) => app.log.warn(o, m) };
+  const antiEntropy = new AntiEntropy(options.store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log);
+  const effects = options.effects ? await openEffects(options.effects, { store: options.store, now: options.effects.now, cwd: options.cwd ?? options.root, log }) : undefined;
+  if (effects) await app.register(effects.routes);
   return {
     app,
     antiEntropy,
+    effects,
     close: async () => {
+      await effects?.close();
       await antiEntropy.stop();
       await app.close();
     },

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { TikError } from '../../errors.js';
+import { defaultEffectsFile, effectsOptionsFromEnv } from '../../effects/index.js';
 import { buildTikServer } from '../../server/index.js';
 import type { CliContext } from '../context.js';
 import { openStore, storeTarget } from '../store-access.js';
@@ -26,7 +27,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--peer <url>', 'a peer replica to sync with periodically (repeatable)', collect, [] as string[])
     .option('--interval <seconds>', 'seconds between anti-entropy rounds', '10')
-    .action(async (opts: { port: string; host: string; peer: string[]; interval: string }) => {
+    .option('--effects-db <url>', 'deliver effects.edn webhooks through this shared ledger (sqlite:///… or postgresql://…; docs/tik-effects.md)')
+    .action(async (opts: { port: string; host: string; peer: string[]; interval: string; effectsDb?: string }) => {
       const port = positive('--port', opts.port, 65535);
       const interval = Number(opts.interval);
       if (!(interval > 0)) throw new TikError('cli/usage', `--interval must be a positive number of seconds, got ${JSON.stringify(opts.interval)}`, { where: '--interval', hint: 'e.g. --interval 5' });
@@ -35,10 +37,13 @@ export function registerServe(program: Command, ctx: CliContext): void {
       }
       const root = storeTarget(ctx); // a directory, or a postgresql:// URL
       const store = await openStore(ctx);
-      const server = await buildTikServer({ root, cwd: ctx.io.cwd, store, env: ctx.io.env, peers: opts.peer, intervalSeconds: interval, logger: true });
+      const effectsDb = opts.effectsDb ?? ctx.io.env.TIK_EFFECTS_DB;
+      const effects = effectsDb ? { ...effectsOptionsFromEnv(effectsDb, defaultEffectsFile(store, ctx.io.cwd), ctx.io.env), now: () => ctx.clock.now() } : undefined;
+      const server = await buildTikServer({ root, cwd: ctx.io.cwd, store, env: ctx.io.env, peers: opts.peer, intervalSeconds: interval, logger: true, ...(effects ? { effects } : {}) });
       const address = await server.app.listen({ port, host: opts.host });
       ctx.warn(`serving ${store.location} on ${address} (peers: ${opts.peer.length === 0 ? 'none' : opts.peer.join(' ')})`);
       server.antiEntropy.start();
+      server.effects?.start();
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);
