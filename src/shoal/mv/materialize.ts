@@ -76,6 +76,8 @@ export interface MaterializeRequest {
   readonly signal?: AbortSignal;
   /** Progress: rows written so far (the admin API shows it for running refreshes). */
   readonly onProgress?: (rows: number) => void;
+  /** Every row is in; the Parquet file is being written. */
+  readonly onWriting?: () => void;
 }
 
 export interface Materialized {
@@ -142,6 +144,7 @@ export async function materialize(req: MaterializeRequest): Promise<Materialized
       if (columns.length === 0) {
         throw new ShoalError('MV_EMPTY_SHAPE', `view_sql of MV ${qualifiedName(req.table)} produced no columns`, { hint: 'an MV must select at least one column' });
       }
+      req.onWriting?.();
       const select = columns.map((c, i) => `${castBack(`c${i}`, c.type)} AS ${quote(c.name)}`).join(', ');
       await conn.run(`COPY (SELECT ${select} FROM rows_in) TO '${staging.replace(/'/g, "''")}' (FORMAT parquet)`);
     } finally {

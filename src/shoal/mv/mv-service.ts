@@ -50,15 +50,67 @@ export interface MvInfo {
   readonly definition: MvDefinition;
 }
 
+/**
+ * Where a running refresh is: reading its input versions, claiming the lease (shared), streaming
+ * the view's rows (`rowsWritten` grows), writing the Parquet snapshot, checking that the inputs did
+ * not move (distributed), or publishing it by the fenced commit (shared).
+ */
+export type RefreshPhase = 'versions' | 'claiming' | 'materializing' | 'writing_snapshot' | 'checking_inputs' | 'committing';
+
 /** A refresh running on this instance (the admin API shows progress and timing). */
 export interface RunningRefresh {
   readonly mvId: string;
+  readonly consistency: 'shared' | 'distributed';
+  /** This instance's writer, with `#<lease epoch>` once a shared refresh holds the lease. */
   readonly writer: string;
+  readonly phase: RefreshPhase;
+  /** Materialization attempt (a distributed MV retries when its inputs moved), from 1. */
+  readonly attempt: number;
   readonly startedAtMs: number;
   readonly elapsedMs: number;
   readonly rowsWritten: number;
   readonly snapshotId: string | null;
 }
+
+/** The last refresh of a distributed MV on this instance (it has no refresh log). */
+export interface LocalRefreshReport {
+  readonly outcome: RefreshResult['outcome'];
+  readonly snapshotId: string | null;
+  readonly rowCount: number | null;
+  readonly error: string | null;
+  readonly attempts: number;
+  readonly startedAtMs: number;
+  readonly durationMs: number;
+}
+
+/** An MV's last finished refresh attempt, as the admin API reports it. */
+export interface LastRefresh {
+  readonly outcome: string;
+  readonly snapshotId: string | null;
+  readonly rowCount: number | null;
+  readonly error: string | null;
+  readonly writer: string | null;
+  readonly finishedAtMs: number;
+  readonly durationMs: number | null;
+  /** Distributed MVs: materializations it took (retries when the inputs moved). */
+  readonly attempts?: number;
+}
+
+/**
+ * What the service tells observers (the /metrics series): each refresh attempt's outcome and
+ * wall time on this instance, and each time a distributed MV's source was not quiescent.
+ */
+export type MvEvent =
+  | { readonly kind: 'refresh_started'; readonly mvId: string }
+  | {
+      readonly kind: 'refresh_finished';
+      readonly mvId: string;
+      readonly consistency: 'shared' | 'distributed';
+      /** The result's outcome, or `error` when the refresh threw (catalog unreachable, …). */
+      readonly outcome: RefreshResult['outcome'] | 'error';
+      readonly durationMs: number;
+    }
+  | { readonly kind: 'not_quiescent'; readonly mvId: string };
 
 export interface MvServiceOptions {
   readonly db: SqlClient;
@@ -101,6 +153,17 @@ export interface BoundQuery {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/** A running refresh's mutable progress record (only `running()` reads it, as a copy). */
+interface Progress {
+  readonly consistency: 'shared' | 'distributed';
+  phase: RefreshPhase;
+  attempt: number;
+  readonly startedAtMs: number;
+  rows: number;
+  snapshotId: string | null;
+  writer: string;
+}
+
 const FILE_TYPES = new Set(['csv', 'parquet', 'json']);
 
 export function defaultWriterId(): string {
@@ -113,10 +176,13 @@ export class MvService {
   private model: CatalogModel | undefined;
   private service: GovernanceCatalog | undefined;
   private readonly resolver: MvResolver;
-  private readonly inFlight = new Map<string, { startedAtMs: number; rows: number; snapshotId: string | null; writer: string }>();
+  private readonly inFlight = new Map<string, Progress>();
   private readonly now: () => number;
   private readonly local = new Map<string, LocalSnapshot>();
+  private readonly lastLocal = new Map<string, LocalRefreshReport>();
+  private readonly observers = new Set<(e: MvEvent) => void>();
   private notQuiescentCount = 0;
+  private readonly notQuiescentByMv = new Map<string, number>();
 
   private constructor(
     readonly catalog: RefreshCatalog,
@@ -189,11 +255,30 @@ export class MvService {
     return this.catalog.log(this.info(id)?.id ?? id, limit === undefined ? {} : { limit });
   }
 
+  /**
+   * How the MV's last finished refresh went: for a shared MV, the refresh log's last attempt (any
+   * instance's, timed on the database clock); for a distributed one, this instance's own.
+   */
+  async lastRefresh(id: string): Promise<LastRefresh | null> {
+    const mv = this.info(id);
+    if (mv && mv.table.mv_consistency !== 'shared') {
+      const l = this.lastLocal.get(mv.id);
+      return l ? { ...l, writer: this.writer, finishedAtMs: l.startedAtMs + l.durationMs } : null;
+    }
+    const e = await this.catalog.lastFinished(mv?.id ?? id);
+    if (!e) return null;
+    return { outcome: e.outcome, snapshotId: e.snapshotId, rowCount: e.rowCount, error: e.error ?? e.reason, writer: e.writer, finishedAtMs: e.createdAtMs, durationMs: e.durationMs };
+  }
+
+  /** The refreshes running on this instance now, with their phase, progress and timing. */
   running(): RunningRefresh[] {
     const now = this.now();
     return [...this.inFlight.entries()].map(([mvId, r]) => ({
       mvId,
+      consistency: r.consistency,
       writer: r.writer,
+      phase: r.phase,
+      attempt: r.attempt,
       startedAtMs: r.startedAtMs,
       elapsedMs: now - r.startedAtMs,
       rowsWritten: r.rows,
@@ -201,9 +286,30 @@ export class MvService {
     }));
   }
 
-  /** Counters for the admin API and metrics. */
-  stats(): { readonly notQuiescent: number; readonly localSnapshots: number } {
-    return { notQuiescent: this.notQuiescentCount, localSnapshots: this.local.size };
+  /** The last finished refresh of a distributed MV on this instance (null: none yet, or shared). */
+  lastLocalRefresh(id: string): LocalRefreshReport | null {
+    return this.lastLocal.get(this.info(id)?.id ?? id) ?? null;
+  }
+
+  /** Follow refresh outcomes and quiescence reports (returns the unsubscribe). */
+  observe(listener: (e: MvEvent) => void): () => void {
+    this.observers.add(listener);
+    return () => void this.observers.delete(listener);
+  }
+
+  private emit(e: MvEvent): void {
+    for (const l of this.observers) {
+      try {
+        l(e);
+      } catch {
+        // an observer's failure (metrics) never fails a refresh
+      }
+    }
+  }
+
+  /** Counters for the admin API: not-quiescent reports (in all and per MV) and local copies held. */
+  stats(): { readonly notQuiescent: number; readonly notQuiescentByMv: Readonly<Record<string, number>>; readonly localSnapshots: number } {
+    return { notQuiescent: this.notQuiescentCount, notQuiescentByMv: Object.fromEntries(this.notQuiescentByMv), localSnapshots: this.local.size };
   }
 
   /** The versions a refresh of this MV would be for, now. */
@@ -240,8 +346,26 @@ export class MvService {
   async refresh(id: string, options: { force?: boolean; traceId?: string } = {}): Promise<RefreshResult> {
     const mv = this.info(id);
     if (!mv) throw new ShoalError('NOT_FOUND', `no materialized view "${id}"`, { hint: 'GET /admin/mv lists the registered MVs' });
-    if (mv.table.mv_consistency !== 'shared') return this.refreshLocal(mv, options.force ?? false);
+    const consistency = mv.table.mv_consistency;
+    const progress: Progress = { consistency, phase: 'versions', attempt: 1, startedAtMs: this.now(), rows: 0, snapshotId: null, writer: this.writer };
+    // a second refresh of the same MV here (admin and loop at once) keeps the first one's entry
+    const tracked = !this.inFlight.has(mv.id);
+    if (tracked) this.inFlight.set(mv.id, progress);
+    this.emit({ kind: 'refresh_started', mvId: mv.id });
+    let outcome: RefreshResult['outcome'] | 'error' = 'error';
+    try {
+      const result = consistency === 'shared' ? await this.refreshShared(mv, progress, options) : await this.refreshLocal(mv, progress, options.force ?? false);
+      outcome = result.outcome;
+      return result;
+    } finally {
+      if (tracked && this.inFlight.get(mv.id) === progress) this.inFlight.delete(mv.id);
+      this.emit({ kind: 'refresh_finished', mvId: mv.id, consistency, outcome, durationMs: this.now() - progress.startedAtMs });
+    }
+  }
+
+  private async refreshShared(mv: MvInfo, progress: Progress, options: { force?: boolean; traceId?: string }): Promise<RefreshResult> {
     const versions = await this.versions(mv);
+    progress.phase = 'claiming';
     const result = await refreshUnderLease(
       this.catalog,
       {
@@ -256,23 +380,20 @@ export class MvService {
         build: async (claim, signal) => {
           if (mv.engineSql === null) throw new ShoalError('MV_VIEW_SQL_INVALID', mv.error ?? `view_sql of MV ${mv.id} does not plan`);
           const snapshotId = this.store.newSnapshotId(mv.id);
-          const progress = { startedAtMs: this.now(), rows: 0, snapshotId, writer: `${claim.grant.writer}#${claim.grant.epoch}` };
-          this.inFlight.set(mv.id, progress);
-          try {
-            const built = await materialize({
-              table: mv.table,
-              serviceCatalog: this.service!,
-              engine: this.options.engine,
-              store: this.store,
-              snapshotId,
-              signal,
-              onProgress: (rows) => (progress.rows = rows),
-            });
-            await this.options.beforeCommit?.(mv.id, snapshotId);
-            return { snapshotId, rowCount: built.rowCount };
-          } finally {
-            this.inFlight.delete(mv.id);
-          }
+          Object.assign(progress, { phase: 'materializing', snapshotId, writer: `${claim.grant.writer}#${claim.grant.epoch}` });
+          const built = await materialize({
+            table: mv.table,
+            serviceCatalog: this.service!,
+            engine: this.options.engine,
+            store: this.store,
+            snapshotId,
+            signal,
+            onProgress: (rows) => (progress.rows = rows),
+            onWriting: () => (progress.phase = 'writing_snapshot'),
+          });
+          progress.phase = 'committing';
+          await this.options.beforeCommit?.(mv.id, snapshotId);
+          return { snapshotId, rowCount: built.rowCount };
         },
         discard: (snapshotId) => this.store.discard(snapshotId),
       },
@@ -286,38 +407,64 @@ export class MvService {
    * version is compared before and after: equal means the copy is of one quiescent input version
    * (what every peer converges on); different means retry, and finally report not quiescent.
    */
-  private async refreshLocal(mv: MvInfo, force: boolean): Promise<RefreshResult> {
+  private async refreshLocal(mv: MvInfo, progress: Progress, force: boolean): Promise<RefreshResult> {
     const store = this.options.localStore;
     if (!store) throw new ShoalError('MV_NO_LOCAL_STORE', `MV ${mv.id} is distributed, and this instance has no scratch store`, { hint: 'it is served live' });
-    if (mv.engineSql === null) return { outcome: 'failed', error: mv.error ?? 'view_sql does not plan', epoch: 0 };
+    const finish = (result: RefreshResult): RefreshResult => {
+      if (result.outcome === 'skipped') return result;
+      this.lastLocal.set(mv.id, {
+        outcome: result.outcome,
+        snapshotId: result.outcome === 'refreshed' ? result.snapshotId : null,
+        rowCount: result.outcome === 'refreshed' ? result.rowCount : null,
+        error: result.outcome === 'failed' ? result.error : null,
+        attempts: progress.attempt,
+        startedAtMs: progress.startedAtMs,
+        durationMs: this.now() - progress.startedAtMs,
+      });
+      return result;
+    };
+    if (mv.engineSql === null) return finish({ outcome: 'failed', error: mv.error ?? 'view_sql does not plan', epoch: 0 });
     let before = await this.versions(mv);
     const held = this.local.get(mv.id);
     if (!force && held && !this.localDue(held, before, mv)) return { outcome: 'skipped', reason: 'up_to_date', holder: null };
     const retries = this.options.quiescenceRetries ?? 2;
     for (let attempt = 0; attempt <= retries; attempt++) {
       const snapshotId = store.newSnapshotId(mv.id);
+      Object.assign(progress, { phase: 'materializing', attempt: attempt + 1, rows: 0, snapshotId });
       let built;
       try {
-        built = await materialize({ table: mv.table, serviceCatalog: this.service!, engine: this.options.engine, store, snapshotId });
+        built = await materialize({
+          table: mv.table,
+          serviceCatalog: this.service!,
+          engine: this.options.engine,
+          store,
+          snapshotId,
+          onProgress: (rows) => (progress.rows = rows),
+          onWriting: () => (progress.phase = 'writing_snapshot'),
+        });
         await this.options.afterLocalBuild?.(mv.id, attempt);
       } catch (e) {
         await store.discard(snapshotId).catch(() => undefined);
-        return { outcome: 'failed', error: (e as Error).message, epoch: 0 };
+        return finish({ outcome: 'failed', error: (e as Error).message, epoch: 0 });
       }
+      progress.phase = 'checking_inputs';
       const after = await this.versions(mv);
       if (after.definitionVersion === before.definitionVersion && after.inputVersion === before.inputVersion) {
         this.local.set(mv.id, { snapshotId, path: built.path, versions: after, atMs: this.now() });
-        return { outcome: 'refreshed', snapshotId, rowCount: built.rowCount, epoch: 0 };
+        return finish({ outcome: 'refreshed', snapshotId, rowCount: built.rowCount, epoch: 0 });
       }
       await store.discard(snapshotId);
       before = after;
     }
     this.notQuiescentCount++;
+    this.notQuiescentByMv.set(mv.id, (this.notQuiescentByMv.get(mv.id) ?? 0) + 1);
     const error = new ShoalError('MV_SOURCE_NOT_QUIESCENT', `the inputs of distributed MV ${mv.id} changed during each of ${retries + 1} materializations`, {
+      where: mv.id,
       hint: 'the previous copy (or the live view) is served; a distributed MV converges only once its sources are quiescent',
     });
+    this.emit({ kind: 'not_quiescent', mvId: mv.id });
     this.options.onNotQuiescent?.(error);
-    return { outcome: 'failed', error: error.message, epoch: 0 };
+    return finish({ outcome: 'failed', error: error.message, epoch: 0 });
   }
 
   private localDue(held: LocalSnapshot, now: RefreshVersions, mv: MvInfo): boolean {

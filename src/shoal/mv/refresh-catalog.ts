@@ -389,6 +389,18 @@ export class RefreshCatalog {
     return rows.map(toLogEntry);
   }
 
+  /**
+   * The MV's last finished refresh attempt (`refreshed`, `failed` or `lost_lease`; skips and
+   * reclaims are not attempts), with its duration on the database clock; null when none.
+   */
+  async lastFinished(id: string): Promise<RefreshLogEntry | null> {
+    const rows = await this.db.query(
+      `SELECT * FROM mv_refresh_log WHERE mv_id = ? AND outcome IN ('refreshed', 'failed', 'lost_lease') ORDER BY id DESC LIMIT 1`,
+      [id],
+    );
+    return rows[0] ? toLogEntry(rows[0]) : null;
+  }
+
   private async appendLog(db: SqlExecutor, e: LogInput): Promise<void> {
     const now = this.clock.sql(db.dialect);
     const duration = e.claimedAtMs === undefined ? 'NULL' : `${now} - ?`;

@@ -1,10 +1,15 @@
 /**
  * The MV admin API (ARCHITECTURE.md S3/S4), for roles with the `admin` capability:
  *
- * - `GET  /admin/mv`             every registered MV (and `stats`: not-quiescent count, local
- *                                copies): its refresh-catalog row, how readers resolve
- *                                it now, and the progress of a refresh running on this instance.
- * - `GET  /admin/mv/:id`         the MV's refresh-catalog row (404 when unknown).
+ * - `GET  /admin/mv`             every registered MV (and `stats`: not-quiescent counts, local
+ *                                copies): its refresh-catalog row, how readers resolve it now,
+ *                                `running`: a refresh in flight on this instance (start time,
+ *                                elapsed ms, phase, attempt, rows written so far), and
+ *                                `last_refresh`: the last finished attempt with its duration (from
+ *                                the refresh log; a distributed MV's from this instance).
+ * - `GET  /admin/mv/:id`         the MV's refresh-catalog row, plus `running` and `last_refresh`
+ *                                (a distributed MV has no row: its id, tier, serving, running and
+ *                                last_refresh); 404 when unknown.
  * - `POST /admin/mv/:id/refresh` one coordinated refresh now →
  *                                `{outcome: refreshed|skipped|lost_lease|failed, …}`. Deduped like
  *                                the loop: versions already materialized (or, with no input signal,
@@ -20,6 +25,7 @@ import { resolveRole } from '../config/roles.js';
 import { ShoalError } from '../errors.js';
 import type { MvService } from '../mv/mv-service.js';
 import type { Registry } from '../registry/registry.js';
+import { reportMvMetrics } from './mv-metrics.js';
 
 /** What the MV admin API needs from an instance. */
 export interface MvAdminTarget {
@@ -31,6 +37,11 @@ type IdRequest = FastifyRequest<{ Params: { id: string }; Querystring: { limit?:
 
 export function mvAdminPlugin(target: MvAdminTarget) {
   return async function plugin(app: FastifyInstance): Promise<void> {
+    // the MV series of /metrics (refresh outcomes and durations, not-quiescent sources)
+    if (target.mvs && app.hasDecorator('shoalMetrics')) {
+      const stop = reportMvMetrics(target.mvs, app.shoalMetrics);
+      app.addHook('onClose', async () => stop());
+    }
     const authorize = async (req: FastifyRequest): Promise<void> => {
       const header = req.headers['x-provisa-role'];
       const roleId = Array.isArray(header) ? header[0] : header;
@@ -68,6 +79,7 @@ export function mvAdminPlugin(target: MvAdminTarget) {
           serving: await mvs.resolve(mv.id).catch((e: unknown) => ({ kind: 'unavailable', reason: (e as Error).message })),
           row: rows.get(mv.id) ?? null,
           running: running.get(mv.id) ?? null,
+          last_refresh: await mvs.lastRefresh(mv.id),
         });
       }
       return { writer: mvs.writer, stats: mvs.stats(), mvs: out };
@@ -77,9 +89,14 @@ export function mvAdminPlugin(target: MvAdminTarget) {
       await authorize(req);
       const mvs = service();
       const mv = known(mvs, req.params.id);
+      const running = mvs.running().find((r) => r.mvId === mv.id) ?? null;
+      const last_refresh = await mvs.lastRefresh(mv.id);
+      if (mv.table.mv_consistency === 'distributed') {
+        return { id: mv.id, consistency: mv.table.mv_consistency, serving: await mvs.resolve(mv.id), running, last_refresh };
+      }
       const row = await mvs.row(mv.id);
-      if (!row) throw new ShoalError('NOT_FOUND', `MV "${mv.id}" has no refresh-catalog row yet`, { hint: 'distributed MVs have none; shared ones are seeded at start' });
-      return row;
+      if (!row) throw new ShoalError('NOT_FOUND', `MV "${mv.id}" has no refresh-catalog row yet`, { hint: 'shared MVs are seeded when an instance loads them; retry shortly' });
+      return { ...row, running, last_refresh };
     });
 
     app.post('/admin/mv/:id/refresh', async (req: IdRequest) => {

@@ -190,8 +190,22 @@ describe('an instance serving MVs', () => {
       await mvs.sync({ ...model, sources: model.sources.map((s) => ({ ...s, path: join(dir, s.path!) })) });
       expect(mvs.running()).toEqual([]);
       const r = await mvs.refresh('sales.typed');
-      expect(seen).toEqual([{ mvId: 'sales.typed', writer: 'w1#1', startedAtMs: 1_000, elapsedMs: 250, rowsWritten: 3, snapshotId: (r as { snapshotId: string }).snapshotId }]);
+      expect(seen).toEqual([
+        {
+          mvId: 'sales.typed',
+          consistency: 'shared',
+          writer: 'w1#1',
+          phase: 'committing',
+          attempt: 1,
+          startedAtMs: 1_000,
+          elapsedMs: 250,
+          rowsWritten: 3,
+          snapshotId: (r as { snapshotId: string }).snapshotId,
+        },
+      ]);
       expect(mvs.running()).toEqual([]);
+      // the finished refresh reports its duration from the log (database clock)
+      expect(await mvs.lastRefresh('sales.typed')).toMatchObject({ outcome: 'refreshed', rowCount: 3, writer: 'w1', durationMs: expect.any(Number) });
     } finally {
       await db.close();
     }

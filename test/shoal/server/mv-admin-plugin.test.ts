@@ -7,6 +7,10 @@ import { loadConfig } from '../../../src/shoal/config/load-config.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { buildApp } from '../../../src/shoal/server/app.js';
 import { mvAdminPlugin } from '../../../src/shoal/server/mv-admin-plugin.js';
+import { openSqliteClient } from '../../../src/core/sql/sqlite-client.js';
+import type { SqlClient } from '../../../src/core/sql/sql-client.js';
+import { MvService } from '../../../src/shoal/mv/mv-service.js';
+import { SnapshotStore } from '../../../src/shoal/mv/snapshot-store.js';
 
 describe('the /admin/mv API', () => {
   let dir: string;
@@ -92,3 +96,177 @@ roles:
     }
   });
 });
+
+/**
+ * Progress and timing of refreshes in flight, the duration of finished ones, and the MV series of
+ * /metrics: an MV service of our own over the instance's engine, whose refreshes wait on gates we
+ * open, and whose clock we move.
+ */
+describe('the /admin/mv API and /metrics while refreshes run', () => {
+  let dir: string;
+  let instance: ShoalInstance;
+  let db: SqlClient;
+  let mvs: MvService;
+  let app: FastifyInstance;
+  let now = 50_000;
+  let commitGate: Gate | undefined;
+  let buildGate: Gate | undefined;
+  let moving = false;
+  let n = 0;
+  const writeOrders = (amount: number) => writeFileSync(join(dir, 'orders.csv'), `id,region,amount\n1,eu,${amount}\n2,us,20\n`);
+  const get = async (url: string) => (await app.inject({ method: 'GET', url, headers: { 'x-provisa-role': 'admin' } })).json() as Record<string, unknown>;
+  const metrics = async () => (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  const series = (text: string, name: string, labels: string): number | undefined => {
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}} `));
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'shoal-mv-progress-'));
+    writeOrders(10);
+    writeFileSync(join(dir, 'shoal.yaml'), `
+domains: [{id: sales}]
+sources: [{id: orders-csv, type: csv, path: ${join(dir, 'orders.csv')}}]
+tables:
+  - {source_id: orders-csv, domain_id: sales, table: orders, columns: [{name: id, data_type: integer}, {name: region, data_type: varchar}, {name: amount, data_type: integer}]}
+  - source_id: __derived__
+    domain_id: sales
+    table: totals
+    materialize: true
+    view_sql: 'SELECT region, sum(amount) AS total FROM "orders_csv"."default"."orders" GROUP BY region'
+    columns: [{name: region, data_type: varchar}, {name: total, data_type: bigint}]
+  - source_id: __derived__
+    domain_id: sales
+    table: local_totals
+    materialize: true
+    mv_consistency: distributed
+    view_sql: 'SELECT region, sum(amount) AS total FROM "orders_csv"."default"."orders" GROUP BY region'
+    columns: [{name: region, data_type: varchar}, {name: total, data_type: bigint}]
+roles: [{id: admin, capabilities: [admin], domain_access: ["*"]}]
+`);
+    const config = loadConfig({ path: join(dir, 'shoal.yaml') }).config;
+    instance = await ShoalInstance.start({ config, baseDir: dir, mv: { tickMs: 0 } });
+    db = await openSqliteClient(join(dir, 'progress-catalog.db'));
+    mvs = await MvService.open({
+      db,
+      store: await SnapshotStore.open(join(dir, 'store')),
+      localStore: await SnapshotStore.open(join(dir, 'local')),
+      engine: instance.engine,
+      writer: 'w1',
+      now: () => now,
+      beforeCommit: async () => {
+        await commitGate?.wait();
+      },
+      afterLocalBuild: async () => {
+        if (moving) writeOrders(100 + n++);
+        await buildGate?.wait();
+      },
+    });
+    await mvs.sync(config);
+    app = await buildApp({ service: instance, logger: false, plugins: [mvAdminPlugin({ registry: instance.registry, mvs })] });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await db?.close();
+    await instance?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a shared refresh in flight shows its start, elapsed time, phase and rows written; a finished one its duration from the log', async () => {
+    commitGate = gate();
+    const pending = mvs.refresh('sales.totals');
+    await commitGate.reached;
+    now += 1_234;
+    const listed = ((await get('/admin/mv')).mvs as Record<string, unknown>[]).find((m) => m.id === 'sales.totals')!;
+    const running = { mvId: 'sales.totals', consistency: 'shared', writer: 'w1#1', phase: 'committing', attempt: 1, startedAtMs: 50_000, elapsedMs: 1_234, rowsWritten: 2 };
+    expect(listed.running).toMatchObject(running);
+    expect(listed.last_refresh).toBeNull();
+    const one = await get('/admin/mv/sales.totals');
+    expect(one).toMatchObject({ id: 'sales.totals', status: 'refreshing', writer: 'w1', running, last_refresh: null });
+    expect(series(await metrics(), 'shoal_mv_refresh_running', 'mv="sales.totals"')).toBe(1);
+
+    commitGate.open();
+    const done = await pending;
+    expect(done).toMatchObject({ outcome: 'refreshed' });
+    const after = await get('/admin/mv/sales.totals');
+    expect(after).toMatchObject({ status: 'fresh', running: null });
+    expect(after.last_refresh).toMatchObject({ outcome: 'refreshed', rowCount: 2, writer: 'w1', snapshotId: (done as { snapshotId: string }).snapshotId });
+    expect((after.last_refresh as { durationMs: number }).durationMs).toBeGreaterThanOrEqual(0);
+
+    const text = await metrics();
+    expect(series(text, 'shoal_mv_refresh_running', 'mv="sales.totals"')).toBe(0);
+    expect(series(text, 'shoal_mv_refresh_total', 'mv="sales.totals",outcome="refreshed"')).toBe(1);
+    // this instance's wall time for the attempt (its clock moved 1.234 s meanwhile)
+    expect(series(text, 'shoal_mv_refresh_seconds_total', 'mv="sales.totals",outcome="refreshed"')).toBe(1.234);
+    expect(series(text, 'shoal_mv_refresh_last_seconds', 'mv="sales.totals"')).toBe(1.234);
+    commitGate = undefined;
+
+    // a skip is counted under its own outcome, and does not replace the last finished attempt
+    expect(await mvs.refresh('sales.totals')).toMatchObject({ outcome: 'skipped' });
+    expect(series(await metrics(), 'shoal_mv_refresh_total', 'mv="sales.totals",outcome="skipped"')).toBe(1);
+    expect((await get('/admin/mv/sales.totals')).last_refresh).toMatchObject({ outcome: 'refreshed' });
+  });
+
+  it('a distributed refresh in flight shows its attempt and phase; /admin/mv/:id reports it without a catalog row', async () => {
+    buildGate = gate();
+    const pending = mvs.refresh('sales.local_totals');
+    await buildGate.reached;
+    now += 10;
+    const one = await get('/admin/mv/sales.local_totals');
+    expect(one).toMatchObject({
+      id: 'sales.local_totals',
+      consistency: 'distributed',
+      serving: { kind: 'live', reason: 'never_materialized' },
+      running: { mvId: 'sales.local_totals', consistency: 'distributed', writer: 'w1', phase: 'writing_snapshot', attempt: 1, elapsedMs: 10, rowsWritten: 2 },
+      last_refresh: null,
+    });
+    buildGate.open();
+    buildGate = undefined;
+    const done = await pending;
+    expect(done).toMatchObject({ outcome: 'refreshed' });
+    expect(await get('/admin/mv/sales.local_totals')).toMatchObject({
+      serving: { kind: 'snapshot', snapshotId: (done as { snapshotId: string }).snapshotId },
+      running: null,
+      last_refresh: { outcome: 'refreshed', attempts: 1, durationMs: 10, rowCount: 2 },
+    });
+  });
+
+  it('a distributed MV whose source never settles: not quiescent on /metrics, per MV, and in the admin stats', async () => {
+    expect(series(await metrics(), 'shoal_mv_not_quiescent_total', 'mv="sales.local_totals"')).toBe(0);
+    moving = true;
+    writeOrders(99);
+    try {
+      expect(await mvs.refresh('sales.local_totals')).toMatchObject({ outcome: 'failed', error: expect.stringContaining('changed during each of 3 materializations') });
+    } finally {
+      moving = false;
+    }
+    const text = await metrics();
+    expect(series(text, 'shoal_mv_not_quiescent_total', 'mv="sales.local_totals"')).toBe(1);
+    expect(series(text, 'shoal_mv_refresh_total', 'mv="sales.local_totals",outcome="failed"')).toBe(1);
+    expect(text).toContain('# TYPE shoal_mv_not_quiescent_total counter');
+    expect((await get('/admin/mv')).stats).toMatchObject({ notQuiescent: 1, notQuiescentByMv: { 'sales.local_totals': 1 } });
+    expect((await get('/admin/mv/sales.local_totals')).last_refresh).toMatchObject({ outcome: 'failed', attempts: 3 });
+  });
+});
+
+interface Gate {
+  /** Resolves when the refresh reaches the gate. */
+  readonly reached: Promise<void>;
+  wait(): Promise<void>;
+  open(): void;
+}
+
+function gate(): Gate {
+  let reach!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((r) => (reach = r));
+  const opened = new Promise<void>((r) => (release = r));
+  return {
+    reached,
+    wait: () => {
+      reach();
+      return opened;
+    },
+    open: () => release(),
+  };
+}
