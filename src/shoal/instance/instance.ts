@@ -66,6 +66,11 @@ export interface InstanceMvOptions {
    * after a snapshot is written and before its fenced commit. Never set in production.
    */
   readonly commitDelayMs?: number;
+  /**
+   * Fault injection for quiescence tests (env SHOAL_MV_FAULT_LOCAL_BUILD_DELAY_MS): wait this long
+   * after each materialization of a distributed MV, before its inputs are compared again.
+   */
+  readonly localBuildDelayMs?: number;
 }
 
 interface CatalogState {
@@ -145,6 +150,7 @@ export class ShoalInstance implements QueryService {
     const leaseMs = o.leaseMs ?? num(env.SHOAL_MV_LEASE_MS);
     const tickMs = o.tickMs ?? num(env.SHOAL_MV_TICK_MS) ?? 5000;
     const commitDelayMs = o.commitDelayMs ?? num(env.SHOAL_MV_FAULT_COMMIT_DELAY_MS);
+    const localBuildDelayMs = o.localBuildDelayMs ?? num(env.SHOAL_MV_FAULT_LOCAL_BUILD_DELAY_MS);
     this.mvDb = await openSqlClient(registryUrl, { baseDir: this.options.baseDir, max: 2 });
     let store: SnapshotStore;
     try {
@@ -165,6 +171,7 @@ export class ShoalInstance implements QueryService {
       ...(o.resolveMaxAgeMs === undefined ? {} : { resolveMaxAgeMs: o.resolveMaxAgeMs }),
       ...(o.gcGraceMs === undefined ? {} : { gcGraceMs: o.gcGraceMs }),
       ...(commitDelayMs ? { beforeCommit: () => new Promise<void>((r) => setTimeout(r, commitDelayMs)) } : {}),
+      ...(localBuildDelayMs ? { afterLocalBuild: () => new Promise<void>((r) => setTimeout(r, localBuildDelayMs)) } : {}),
       localStore: await SnapshotStore.open(this.mvLocalDir),
       ...(this.options.onError ? { onNotQuiescent: this.options.onError } : {}),
     });
