@@ -14,20 +14,30 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { isCodedError } from '../../core/errors.js';
 import { openSqlClient } from '../../core/sql/open-sql-client.js';
 import type { SqlClient } from '../../core/sql/sql-client.js';
-import type { CatalogModel, ShoalConfig, SourceConfig } from '../config/model.js';
+import { ResultCache, type ResultCacheOptions } from '../cache/result-cache.js';
+import { HotCache } from '../cache/hot-cache.js';
+import type { HotBackend } from '../cache/hot-backend.js';
+import { hotCandidates, type HotCandidate } from '../cache/hot-selection.js';
+import { MemoryHotBackend } from '../cache/memory-hot-backend.js';
+import { RedisHotBackend } from '../cache/redis-hot-backend.js';
+import type { CatalogModel, ShoalConfig, SourceConfig, TableConfig } from '../config/model.js';
 import { catalogEntries, sourceTypeOf } from '../engine/catalog-entry.js';
 import { DuckDbEngine } from '../engine/duckdb/duckdb-engine.js';
 import type { Engine } from '../engine/engine.js';
 import { ShoalError } from '../errors.js';
-import { engineNameWithMvs } from '../mv/mv-relation.js';
+import { bindMvRelations, engineNameWithMvs } from '../mv/mv-relation.js';
 import { MvService } from '../mv/mv-service.js';
 import { MvScheduler } from '../mv/scheduler.js';
 import { SnapshotStore, storeDirectory } from '../mv/snapshot-store.js';
 import { openRegistry } from '../registry/open-registry.js';
 import type { Registry } from '../registry/registry.js';
+import type { Timer } from '../registry/timer.js';
 import { watchEpoch, type EpochWatch } from '../registry/watch-epoch.js';
+import { MetricsRegistry } from '../server/metrics.js';
 import type { HealthReport, QueryRequest, QueryResult, QueryService } from '../server/query-service.js';
+import { quoteIdent } from '../sources/pushdown-sql.js';
 import { SourcePool } from '../sources/source-pool.js';
+import { directDialectOf } from '../sql/route.js';
 import { normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
 import type { SourceDialect } from '../sources/source-driver.js';
 import { catalogFromConfig, planQuery, type GovernanceCatalog } from '../sql/index.js';
@@ -48,6 +58,21 @@ export interface InstanceOptions {
   readonly onError?: (e: unknown) => void;
   /** Materialized views (defaults also read from env SHOAL_MV_TICK_MS, SHOAL_MV_LEASE_MS). */
   readonly mv?: InstanceMvOptions;
+  /** Where this instance reports its series (the cache tiers'); `/metrics` serves it. Default: a new registry. */
+  readonly metrics?: MetricsRegistry;
+  /** Result-cache tuning and test hooks (clock, bounds, store); whether it runs and where is `cache` in the config. */
+  readonly resultCache?: Omit<ResultCacheOptions, 'metrics'>;
+  /** Hot tables: `false` turns them off; otherwise test hooks (clock, timer, backend). Where they live is `cache.redis_url`. */
+  readonly hot?: false | InstanceHotOptions;
+}
+
+export interface InstanceHotOptions {
+  /** Epoch milliseconds for entry freshness (default Date.now). */
+  readonly clock?: () => number;
+  /** Schedules the refresh loop (default the system timer). */
+  readonly timer?: Timer;
+  /** Use this backend instead of the one the config names. */
+  readonly backend?: HotBackend;
 }
 
 export interface InstanceMvOptions {
@@ -90,6 +115,12 @@ export class ShoalInstance implements QueryService {
   private mvScheduler: MvScheduler | undefined;
   private mvDb: SqlClient | undefined;
   private mvLocalDir: string | undefined;
+  /** This instance's series for `/metrics`. */
+  readonly metrics: MetricsRegistry;
+  /** The result cache (src/shoal/cache/result-cache.ts); undefined when `cache.enabled` is false. */
+  results: ResultCache | undefined;
+  /** The hot-table cache (src/shoal/cache/hot-cache.ts); undefined when turned off. */
+  hot: HotCache | undefined;
 
   private constructor(
     readonly registry: Registry,
@@ -97,6 +128,7 @@ export class ShoalInstance implements QueryService {
     private readonly options: InstanceOptions,
   ) {
     this.pool = new SourcePool(options.env ?? process.env);
+    this.metrics = options.metrics ?? new MetricsRegistry();
   }
 
   static async start(options: InstanceOptions): Promise<ShoalInstance> {
@@ -108,6 +140,8 @@ export class ShoalInstance implements QueryService {
       if (options.importConfig ?? true) await registry.importConfig(withAbsolutePaths(options.config, options.baseDir));
       engine = await DuckDbEngine.create({ env: options.env ?? process.env });
       instance = new ShoalInstance(registry, engine, options);
+      instance.results = await ResultCache.open(options.config.stateful.cache, { ...options.resultCache, metrics: instance.metrics });
+      instance.hot = await instance.openHot();
       await instance.openMvs(url);
       await instance.rebuild();
       instance.watch = await watchEpoch(
@@ -116,8 +150,11 @@ export class ShoalInstance implements QueryService {
         () => instance!.rebuild(),
       );
       instance.mvScheduler?.start();
+      instance.hot?.start();
       return instance;
     } catch (e) {
+      await instance?.results?.close().catch(() => undefined);
+      await instance?.hot?.close().catch(() => undefined);
       await instance?.mvDb?.close().catch(() => undefined);
       await engine?.close().catch(() => undefined);
       await registry.close().catch(() => undefined);
@@ -140,6 +177,76 @@ export class ShoalInstance implements QueryService {
     }
     await this.mvs?.sync(model);
     this.state = { epoch: snap.epoch, model, governance: catalogFromConfig(model, { engineName: engineNameWithMvs }) };
+    const reachable = new Set(supported.map((s) => s.id));
+    await this.hot?.setCandidates(hotCandidates(model, this.options.config.stateful.hot_tables, (t) => reachable.has(t.source_id)));
+  }
+
+  /** The hot-table cache over Redis (`cache.redis_url`) or in process; its loads read the live relation through the engine. */
+  private async openHot(): Promise<HotCache | undefined> {
+    const o = this.options.hot;
+    if (o === false) return undefined;
+    const redisUrl = this.options.config.stateful.cache.redis_url;
+    const onError = this.options.onError ?? (() => undefined);
+    let backend = o?.backend;
+    if (!backend) {
+      if (redisUrl) {
+        const redis = new RedisHotBackend(redisUrl, { onError: () => undefined }); // an outage means "serve live", not a log line per retry
+        await redis.ready();
+        backend = redis;
+      } else backend = new MemoryHotBackend(o?.clock);
+    }
+    const engine = this.engine;
+    const drain = async (sql: string, spec?: HotCandidate) => {
+      const batches = [];
+      const pushdown = spec ? [{ table: { sourceId: spec.table.source_id, schema: spec.table.schema, table: spec.table.table }, columns: spec.table.columns.map((c) => c.name) }] : undefined;
+      for await (const b of engine.execute(sql, pushdown ? { pushdown } : {})) batches.push(b);
+      return { columns: batches[0]?.columns ?? [], rows: batches.flatMap((b) => b.rows) };
+    };
+    const relation = (t: TableConfig) => engineNameWithMvs(t).map((p) => `"${p.replace(/"/g, '""')}"`).join('.');
+    return new HotCache({
+      backend,
+      bounds: this.options.config.stateful.hot_tables,
+      metrics: this.metrics,
+      onError: (e) => onError(new ShoalError('HOT_LOAD_FAILED', `hot table load failed: ${(e as Error).message}`, { cause: e })),
+      ...(o?.clock ? { clock: o.clock } : {}),
+      ...(o?.timer ? { timer: o.timer } : {}),
+      loader: {
+        count: async (c) => {
+          const n = await this.countDirect(c.table);
+          if (n !== undefined) return n;
+          return Number((await drain(`SELECT count(*) FROM ${relation(c.table)}`)).rows[0]?.[0] ?? 0);
+        },
+        load: async (c, limit) => {
+          const cols = c.table.columns.map((col) => `"${col.name.replace(/"/g, '""')}"`).join(', ');
+          return drain(`SELECT ${cols} FROM ${relation(c.table)} LIMIT ${limit}`, c);
+        },
+        verify: async (body) => void (await drain(`SELECT count(*) FROM (${body}) AS v`)),
+      },
+    });
+  }
+
+  /** A table's row count asked of its own source (cheap) when it has a direct driver; undefined otherwise. */
+  private async countDirect(t: TableConfig): Promise<number | undefined> {
+    const source = this.state?.model.sources.find((s) => s.id === t.source_id);
+    const direct = source ? directDialectOf(source.type) : undefined;
+    const found = this.state?.governance.resolveTable([t.domain_id.toLowerCase(), (t.alias ?? t.table).toLowerCase()]);
+    if (!source || !direct || found?.length !== 1) return undefined;
+    const dialect = DIRECT_DIALECT[direct.dialect]!;
+    const { schema, table } = found[0]!.sourceName;
+    const from = schema === undefined ? quoteIdent(dialect, table) : `${quoteIdent(dialect, schema)}.${quoteIdent(dialect, table)}`;
+    const r = await this.pool.driver(dialect, source).query(`SELECT count(*) FROM ${from}`, []);
+    return Number(r.rows[0]?.[0] ?? 0);
+  }
+
+  /**
+   * Invalidate hot tables (one by its key `<domain>.<table>`, or all) on every instance sharing
+   * the backend, and the result cache with them. `propagated` is false when the shared backend
+   * was unreachable (this instance dropped its copies; peers serve live until it is back).
+   */
+  async invalidateCaches(table?: string): Promise<{ readonly propagated: boolean }> {
+    const r = (await this.hot?.invalidate(table)) ?? { propagated: true };
+    await this.results?.invalidate(table);
+    return r;
   }
 
   /** The MV service over the registry's database and the shared snapshot store, and its refresh loop. */
@@ -225,12 +332,31 @@ export class ShoalInstance implements QueryService {
         hint: `use one of: ${state.model.roles.map((r) => r.id).join(', ') || '(no roles registered)'}`,
       });
     }
-    const planned = planQuery({ sql: req.sql, role: req.role, vars: req.vars }, state.governance);
+    // hot tables: bound (engine route only) to the cached rows; the governed subquery wraps them as it wraps the live relation
+    const hot = new Map<string, { relation: string; body: string }>();
+    const hotRelation = (key: string): string | undefined => {
+      const b = this.hot?.binding(key);
+      if (b) hot.set(key, b);
+      return b?.relation;
+    };
+    const planned = planQuery({ sql: req.sql, role: req.role, vars: req.vars }, state.governance, this.hot ? { hotRelation } : {});
+    const inlined = planned.hot ?? [];
+    if (planned.route.kind === 'engine') this.hot?.account(planned.tables, new Set(inlined));
     // MVs the query reads are bound to their published snapshot, or to live view_sql (x-shoal-mv says which)
     const mvBound = this.mvs ? await this.mvs.bind(planned) : { sql: planned.sql, headers: {} };
     const plan = { ...planned, sql: mvBound.sql };
     const headers: Record<string, string> = { 'x-shoal-route': plan.route.kind === 'direct' ? `direct:${plan.route.sourceId}` : 'engine', ...mvBound.headers };
+    if (inlined.length > 0) headers['x-shoal-hot'] = inlined.join(', ');
     const columns = plan.columns.map((c) => ({ name: c.name, type: c.type ?? 'unknown' }));
+    // result cache: a HIT answers without running; a MISS runs live and stores the answer once read
+    const mv = mvBound.headers['x-shoal-mv'];
+    const cached = await this.results?.lookup(
+      { epoch: state.epoch, route: headers['x-shoal-route']!, sql: plan.sql, userSql: req.sql, role: req.role, vars: req.vars, tables: plan.tables, ...(mv ? { mv } : {}) },
+      state,
+    );
+    if (cached?.status === 'HIT') return cached.hit(headers);
+    Object.assign(headers, cached?.headers);
+    const keep = (r: QueryResult): QueryResult => (cached ? cached.keep(r) : r);
     if (plan.route.kind === 'direct') {
       const route = plan.route;
       const source = state.model.sources.find((s) => s.id === route.sourceId);
@@ -239,21 +365,22 @@ export class ShoalInstance implements QueryService {
       const driver = this.pool.driver(dialect, source);
       const fetched = await driver.query(plan.sql, [], signal);
       const classes = fetched.columns.map(numberClassOfSourceColumn);
-      return {
+      return keep({
         columns,
         headers,
         batches: (async function* () {
           yield normalizeRows(fetched.rows, classes);
         })(),
-      };
+      });
     }
-    const batches = this.engine.execute(plan.sql, { signal, pushdown: plan.pushdown });
+    const engineSql = inlined.length > 0 ? bindMvRelations(plan.sql, inlined.map((k) => hot.get(k)!)) : plan.sql;
+    const batches = this.engine.execute(engineSql, { signal, pushdown: plan.pushdown });
     // Pull the first batch now so the engine's column types are known before the response starts.
     const it = batches[Symbol.asyncIterator]();
     const first = await it.next();
     const engineColumns = first.done ? undefined : first.value.columns;
     const classes = (engineColumns ?? []).map((c) => numberClassOfType(c.type));
-    return {
+    return keep({
       columns: columns.map((c, i) => ({ name: c.name, type: c.type !== 'unknown' ? c.type : (engineColumns?.[i]?.type ?? c.type) })),
       headers,
       batches: (async function* () {
@@ -263,12 +390,14 @@ export class ShoalInstance implements QueryService {
           next = await it.next();
         }
       })(),
-    };
+    });
   }
 
   async close(): Promise<void> {
     await this.watch?.stop().catch(() => undefined);
     await this.mvScheduler?.stop().catch(() => undefined);
+    await this.results?.close().catch(() => undefined);
+    await this.hot?.close().catch(() => undefined);
     await this.engine.close().catch(() => undefined);
     await this.pool.closeAll().catch(() => undefined);
     await this.registry.close().catch(() => undefined);

@@ -3,7 +3,7 @@ import { isCodedError } from '../../core/errors.js';
 import { dataPlugin } from './data-plugin.js';
 import { errorBody, httpStatusFor } from './error-status.js';
 import { healthPlugin } from './health-plugin.js';
-import { MetricsRegistry } from './metrics.js';
+import { MetricsRegistry, declareCacheMetrics } from './metrics.js';
 import type { QueryService } from './query-service.js';
 
 declare module 'fastify' {
@@ -24,7 +24,9 @@ export interface AppOptions {
 
 /** The HTTP face of one instance: a Fastify plugin per concern, one error mapping. */
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
-  const metrics = opts.metrics ?? new MetricsRegistry();
+  const metrics = opts.metrics ?? opts.service.metrics ?? new MetricsRegistry();
+  declareCacheMetrics(metrics, 'result');
+  declareCacheMetrics(metrics, 'hot');
   const app = Fastify({ logger: opts.logger ?? false, bodyLimit: 4 * 1024 * 1024 });
   app.decorate('shoalMetrics', metrics);
   app.setErrorHandler((err, req, reply) => {

@@ -48,6 +48,11 @@ export class MetricsRegistry {
     s.values.set(labelKey(labels), { labels, value });
   }
 
+  /** Whether a series has a value for these labels. */
+  has(name: string, labels: Labels = {}): boolean {
+    return this.series.get(name)?.values.has(labelKey(labels)) ?? false;
+  }
+
   value(name: string, labels: Labels = {}): number {
     return this.series.get(name)?.values.get(labelKey(labels))?.value ?? 0;
   }
@@ -67,4 +72,26 @@ export class MetricsRegistry {
     }
     return `${out.join('\n')}\n`;
   }
+}
+
+/** The cache metrics every tier reports, labelled `tier` (`result`, `hot`). */
+export const CACHE_METRICS = {
+  hits: 'shoal_cache_hits_total',
+  misses: 'shoal_cache_misses_total',
+  fallbacks: 'shoal_cache_fallbacks_total',
+  bytes: 'shoal_cache_bytes',
+} as const;
+
+export type CacheTier = 'result' | 'hot';
+
+/**
+ * Declare the cache metrics of a tier so `/metrics` exports them at 0 before the first lookup.
+ * Idempotent: counts and a bytes value already observed are kept.
+ */
+export function declareCacheMetrics(metrics: MetricsRegistry, tier: CacheTier): void {
+  const labels = { tier };
+  metrics.inc(CACHE_METRICS.hits, labels, 0, 'cache lookups answered from the cache, by tier');
+  metrics.inc(CACHE_METRICS.misses, labels, 0, 'cache lookups answered live (absent, expired or uncacheable), by tier');
+  metrics.inc(CACHE_METRICS.fallbacks, labels, 0, 'cache lookups answered live because the cache store failed, by tier');
+  if (!metrics.has(CACHE_METRICS.bytes, labels)) metrics.set(CACHE_METRICS.bytes, 0, labels, 'bytes held by the cache, by tier');
 }

@@ -1,3 +1,5 @@
+import type { MetricsRegistry } from './metrics.js';
+
 /**
  * What the HTTP layer needs from an instance. The instance (src/shoal/instance) implements it
  * over the registry, engine and SQL pipeline; the server only speaks HTTP.
@@ -27,6 +29,8 @@ export interface HealthReport {
 }
 
 export interface QueryService {
+  /** The service's own metrics registry (cache tiers report into it); `/metrics` serves it when the app is given none. */
+  readonly metrics?: MetricsRegistry;
   /** True once the engine catalog has been built from the registry. */
   isReady(): boolean;
   health(): Promise<HealthReport>;
