@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { checkCatalog } from '../config/catalog-checks.js';
 import { formatIssue } from '../config/config-issue.js';
 import { rlsRuleSchema, sourceSchema, tableSchema } from '../config/config-schema.js';
-import { makeColumn, makeSource, makeTable, type CatalogModel, type RlsRuleConfig } from '../config/model.js';
+import { makeColumn, makeSource, makeTable, qualifiedName, type CatalogModel, type RlsRuleConfig, type TableConfig } from '../config/model.js';
 import { resolveRole } from '../config/roles.js';
 import { ShoalError } from '../errors.js';
 import type { Registry, MutationResult } from '../registry/registry.js';
@@ -13,7 +13,14 @@ export interface AdminTarget {
   readonly registry: Registry;
   /** Re-read the registry now, so this instance serves the mutation immediately. */
   refresh(): Promise<void>;
+  /**
+   * Drop cached rows (hot tables, results) of one table (`<domain>.<table>`) or of all, on every
+   * instance sharing the cache; `propagated` is false when the shared cache was unreachable.
+   */
+  invalidateCaches?(table?: string): Promise<{ readonly propagated: boolean }>;
 }
+
+const invalidateBodySchema = z.object({ table: z.string().min(1).optional() }).strict();
 
 function parseBody<T extends z.ZodType>(schema: T, body: unknown, what: string): z.output<T> {
   const r = schema.safeParse(body);
@@ -57,10 +64,23 @@ export function adminPlugin(target: AdminTarget) {
       }
       return catalog;
     };
-    const done = async (r: MutationResult): Promise<MutationResult> => {
-      if (r.changed) await target.refresh();
+    // shoal has no data write API: a registry mutation is the one write through shoal, and it
+    // invalidates the cached rows of the tables it touches (fleet-wide when the cache is shared)
+    const done = async (r: MutationResult, touched: readonly TableConfig[] = []): Promise<MutationResult> => {
+      if (r.changed) {
+        await target.refresh();
+        for (const t of touched) await target.invalidateCaches?.(qualifiedName(t).toLowerCase());
+      }
       return r;
     };
+    const ofSource = (catalog: CatalogModel, id: string) => catalog.tables.filter((t) => t.source_id === id);
+
+    app.post('/admin/cache/invalidate', async (req) => {
+      await authorize(req);
+      const { table } = parseBody(invalidateBodySchema, req.body ?? {}, 'cache invalidation');
+      const r = (await target.invalidateCaches?.(table)) ?? { propagated: false };
+      return { invalidated: table ?? '*', ...r };
+    });
 
     app.get('/admin/epoch', async (req) => {
       await authorize(req);
@@ -73,12 +93,12 @@ export function adminPlugin(target: AdminTarget) {
       const catalog = await authorize(req);
       const source = makeSource(parseBody(sourceSchema, req.body, 'source'));
       checkWith({ ...catalog, sources: [...catalog.sources.filter((s) => s.id !== source.id), source] });
-      return done(await target.registry.registerSource(source));
+      return done(await target.registry.registerSource(source), ofSource(catalog, source.id));
     });
     app.delete('/admin/sources/:id', async (req: FastifyRequest<{ Params: { id: string } }>) => {
       const catalog = await authorize(req);
       if (!catalog.sources.some((s) => s.id === req.params.id)) throw new ShoalError('NOT_FOUND', `no source "${req.params.id}"`);
-      return done(await target.registry.dropSource(req.params.id));
+      return done(await target.registry.dropSource(req.params.id), ofSource(catalog, req.params.id));
     });
 
     app.post('/admin/tables', async (req) => {
@@ -87,11 +107,13 @@ export function adminPlugin(target: AdminTarget) {
       const table = makeTable({ ...raw, columns: (raw.columns ?? []).map((c) => makeColumn(c)) });
       const others = catalog.tables.filter((t) => !(t.domain_id === table.domain_id && (t.alias ?? t.table) === (table.alias ?? table.table)));
       checkWith({ ...catalog, tables: [...others, table] });
-      return done(await target.registry.registerTable(table));
+      return done(await target.registry.registerTable(table), [table]);
     });
     app.delete('/admin/tables/:ref', async (req: FastifyRequest<{ Params: { ref: string } }>) => {
-      await authorize(req);
-      return done(await target.registry.dropTable(req.params.ref));
+      const catalog = await authorize(req);
+      const ref = req.params.ref.toLowerCase();
+      const dropped = catalog.tables.filter((t) => [qualifiedName(t), t.alias ?? t.table].some((n) => n.toLowerCase() === ref));
+      return done(await target.registry.dropTable(req.params.ref), dropped);
     });
 
     app.post('/admin/rls', async (req) => {

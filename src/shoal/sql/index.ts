@@ -18,6 +18,7 @@ export { createCatalog, type CatalogSpec, type ColumnSpec, type RlsSpec, type Ro
 export { catalogFromConfig, type CatalogOptions } from './catalog-from-config.js';
 export { planQuery, type GovernedPlan, type PlanOptions, type PlanRequest } from './plan.js';
 export { defaultTableRef, derivePushdown, type PushdownOptions, type TableRefOf } from './pushdown.js';
+export type { HotRelationOf } from './hot-inline.js';
 export type { Clock } from './current-time.js';
 export type { Route, RouteOptions } from './route.js';
 export type { OutputColumn } from './output-columns.js';

@@ -3,6 +3,7 @@ import type { PushdownSpec } from '../engine/engine.js';
 import type { Clock } from './current-time.js';
 import { generateFor } from './generate.js';
 import { governStatement } from './govern.js';
+import { type HotRelationOf, bindHotTables } from './hot-inline.js';
 import type { OutputColumn } from './output-columns.js';
 import { parseQuery } from './parse.js';
 import { type TableRefOf, derivePushdown, narrowProjections } from './pushdown.js';
@@ -35,6 +36,8 @@ export interface GovernedPlan {
    * the engine may push into the source statement (see pushdown.ts). Absent: land whole tables.
    */
   readonly pushdown?: readonly PushdownSpec[];
+  /** Engine route only: keys of the hot tables bound to their cached relation (see hot-inline.ts). */
+  readonly hot?: readonly string[];
 }
 
 /**
@@ -49,6 +52,8 @@ export interface PlanOptions extends RouteOptions {
   readonly pushdown?: boolean;
   /** The engine table a catalog table lands as (default: its three-part physical engine name). */
   readonly tableRef?: TableRefOf;
+  /** Hot tables: the cached relation a table is read from on the engine route (never on the direct route). */
+  readonly hotRelation?: HotRelationOf;
 }
 
 export function planQuery(req: PlanRequest, catalog: GovernanceCatalog, options: PlanOptions = {}): GovernedPlan {
@@ -58,7 +63,9 @@ export function planQuery(req: PlanRequest, catalog: GovernanceCatalog, options:
   const decision = decideRoute(gov, options);
   const pushing = decision.route.kind === 'engine' && options.pushdown !== false;
   // pushdown may narrow each governed subquery to the columns the query names (filters untouched)
-  const planned = pushing ? narrowProjections(gov) : gov;
+  const narrowed = pushing ? narrowProjections(gov) : gov;
+  const hot = decision.route.kind === 'engine' && options.hotRelation ? bindHotTables(narrowed, options.hotRelation) : undefined;
+  const planned = hot?.gov ?? narrowed;
   const sql = generateFor(planned, decision.target);
   const pushdown = pushing ? derivePushdown(planned, options.tableRef ? { tableRef: options.tableRef } : {}) : undefined;
   return {
@@ -69,5 +76,6 @@ export function planQuery(req: PlanRequest, catalog: GovernanceCatalog, options:
     ...(gov.rowCap !== undefined ? { rowCap: gov.rowCap } : {}),
     routeReason: decision.reason,
     ...(pushdown !== undefined ? { pushdown } : {}),
+    ...(hot && hot.inlined.length > 0 ? { hot: hot.inlined } : {}),
   };
 }

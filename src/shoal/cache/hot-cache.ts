@@ -1,0 +1,357 @@
+/**
+ * The hot-table cache of one instance (law S5: an optimization, never a change of answer).
+ *
+ * Raw rows of small tables are kept in a backend (Redis, shared; or in process) and, per
+ * instance, as a ready-made relation body (hot-values.ts) that a query on the engine route binds
+ * in place of the live relation. Governance is untouched: the governed subquery that wraps the
+ * live relation wraps the cached rows the same way, so RLS, masking and visibility apply to them
+ * exactly as to live rows.
+ *
+ * Anything short of a fresh, healthy entry means "serve live": a table not loaded yet, one over
+ * `max_rows` or `max_bytes`, a failed load, a backend outage, an entry older than
+ * `refresh_interval`. None of these is an error to a client.
+ */
+import type { HotTablesConfig } from '../config/model.js';
+import type { Cell, ColumnInfo } from '../engine/engine.js';
+import { type Timer, systemTimer } from '../registry/timer.js';
+import type { HotBackend, HotInvalidation } from './hot-backend.js';
+import type { HotCandidate } from './hot-selection.js';
+import { hotRelationBody, hotRelationName, isHotCacheableType, uncacheableCell } from './hot-values.js';
+
+/** What loading needs from the instance: the engine (types as the live path sees them) and a row count. */
+export interface HotLoader {
+  /** The table's row count (automatic candidates are sized before they are loaded). */
+  count(c: HotCandidate): Promise<number>;
+  /** Up to `limit` rows of the live relation, with the engine's column names and types. */
+  load(c: HotCandidate, limit: number): Promise<{ readonly columns: readonly ColumnInfo[]; readonly rows: readonly (readonly Cell[])[] }>;
+  /** Run a relation body once on the engine (a body the engine rejects is never served). */
+  verify(body: string): Promise<void>;
+}
+
+/** The slice of a metrics registry the cache reports to (MetricsRegistry satisfies it). */
+export interface CacheMetricsSink {
+  inc(name: string, labels?: Readonly<Record<string, string>>, by?: number, help?: string): void;
+  set(name: string, value: number, labels?: Readonly<Record<string, string>>, help?: string): void;
+}
+
+export type HotState = 'cached' | 'loading' | 'not_loaded' | 'over_rows' | 'over_bytes' | 'empty' | 'unsupported' | 'failed';
+
+/** One table's status, as /admin/cache reports it. */
+export interface HotStatus {
+  readonly table: string;
+  readonly reason: HotCandidate['reason'];
+  readonly state: HotState;
+  /** Why the table is not cached (over a bound, unsupported type, the failure). */
+  readonly detail?: string;
+  readonly rows?: number;
+  /** Size of the stored JSON blob (what `max_bytes` bounds). */
+  readonly bytes?: number;
+  /** The backend generation the cached rows were loaded under. */
+  readonly generation?: string;
+  /** Epoch ms when the cached rows were read from the source. */
+  readonly loadedAt?: number;
+  /** How many times rows were (re)loaded into this instance. */
+  readonly loads: number;
+}
+
+/** The relation a hot table is bound to for one query. */
+export interface HotBinding {
+  readonly key: string;
+  readonly relation: string;
+  readonly body: string;
+}
+
+export interface HotCacheOptions {
+  readonly backend: HotBackend;
+  readonly loader: HotLoader;
+  readonly bounds: HotTablesConfig;
+  /** Epoch milliseconds (default Date.now). */
+  readonly clock?: () => number;
+  /** Schedules the refresh loop (default the system timer). */
+  readonly timer?: Timer;
+  readonly metrics?: CacheMetricsSink;
+  /** Background failures (a load that failed); they never reach a query. */
+  readonly onError?: (e: unknown) => void;
+}
+
+interface Entry {
+  readonly binding: HotBinding;
+  readonly generation: string;
+  readonly loadedAt: number;
+  readonly rows: number;
+  readonly bytes: number;
+}
+
+interface Slot {
+  candidate: HotCandidate;
+  entry?: Entry;
+  state: HotState;
+  detail?: string;
+  /** Bumped by every invalidation: a load that started under an older epoch is discarded. */
+  epoch: number;
+  loads: number;
+  inflight?: Promise<void>;
+  /** Set once an automatic candidate has been read by a query. */
+  wanted: boolean;
+}
+
+const TIER = { tier: 'hot' } as const;
+
+/** The JSON stored in the backend: raw rows as the engine returned them, and when they were read. */
+interface StoredRows {
+  /** The table and source definition the rows were read under (HotCandidate.fingerprint). */
+  readonly fingerprint: string;
+  readonly loadedAt: number;
+  readonly columns: readonly ColumnInfo[];
+  readonly rows: readonly (readonly Cell[])[];
+}
+
+export class HotCache {
+  private readonly slots = new Map<string, Slot>();
+  private readonly clock: () => number;
+  private readonly timer: Timer;
+  private handle: unknown;
+  private closed = false;
+
+  constructor(private readonly options: HotCacheOptions) {
+    this.clock = options.clock ?? Date.now;
+    this.timer = options.timer ?? systemTimer;
+    options.backend.subscribe((inv) => this.onInvalidation(inv));
+  }
+
+  get backendKind(): HotBackend['kind'] {
+    return this.options.backend.kind;
+  }
+
+  private get intervalMs(): number {
+    return this.options.bounds.refresh_interval * 1000;
+  }
+
+  /**
+   * Make the candidate set exactly `candidates` (after every catalog rebuild). A table whose
+   * definition changed is dropped and reloaded; `hot: true` tables are loaded now (awaited).
+   */
+  async setCandidates(candidates: readonly HotCandidate[]): Promise<void> {
+    const next = new Map(candidates.map((c) => [c.key, c]));
+    for (const [key, slot] of this.slots) {
+      const c = next.get(key);
+      if (!c || JSON.stringify(c) !== JSON.stringify(slot.candidate)) {
+        this.slots.delete(key);
+        slot.epoch++;
+      }
+    }
+    const loads: Promise<void>[] = [];
+    for (const c of candidates) {
+      if (this.slots.has(c.key)) continue;
+      const slot: Slot = { candidate: c, state: 'not_loaded', epoch: 0, loads: 0, wanted: c.reason === 'explicit' };
+      this.slots.set(c.key, slot);
+      if (slot.wanted) loads.push(this.load(slot));
+    }
+    this.reportBytes();
+    await Promise.all(loads);
+  }
+
+  /** Start the refresh loop: every half interval, reload wanted tables whose rows are half an interval old. */
+  start(): void {
+    if (this.closed || this.handle !== undefined) return;
+    const tick = (): void => {
+      this.handle = this.timer.setTimeout(() => {
+        void this.refreshDue().finally(() => {
+          if (!this.closed) tick();
+        });
+      }, Math.max(500, this.intervalMs / 2));
+    };
+    tick();
+  }
+
+  /** Reload every wanted table whose entry is missing or at least half an interval old. */
+  async refreshDue(): Promise<void> {
+    const now = this.clock();
+    const due = [...this.slots.values()].filter((s) => s.wanted && (!s.entry || now - s.entry.loadedAt >= this.intervalMs / 2));
+    await Promise.all(due.map((s) => this.load(s)));
+  }
+
+  /**
+   * The binding for one table read by a query on the engine route, or undefined to read it live:
+   * only a fresh entry on a healthy backend is served. An automatic candidate read for the first
+   * time is scheduled for loading (the query itself runs live).
+   */
+  binding(key: string): HotBinding | undefined {
+    const slot = this.slots.get(key);
+    if (!slot) return undefined;
+    const healthy = this.options.backend.healthy();
+    const fresh = slot.entry !== undefined && this.clock() - slot.entry.loadedAt < this.intervalMs;
+    if (healthy && fresh) return slot.entry!.binding;
+    if (!slot.wanted) {
+      slot.wanted = true;
+      void this.load(slot);
+    } else if (healthy && !fresh && slot.inflight === undefined && (slot.state === 'cached' || slot.state === 'not_loaded')) {
+      void this.load(slot); // stale or dropped: the refresh loop has not caught up yet
+    }
+    return undefined;
+  }
+
+  /** Count what a query did with its hot candidates: `inlined` were served from the cache. */
+  account(tables: readonly string[], inlined: ReadonlySet<string>): void {
+    const m = this.options.metrics;
+    if (!m) return;
+    const healthy = this.options.backend.healthy();
+    for (const key of new Set(tables)) {
+      const slot = this.slots.get(key);
+      if (!slot) continue;
+      if (inlined.has(key)) m.inc('shoal_cache_hits_total', TIER);
+      else if (!healthy || ['over_rows', 'over_bytes', 'failed', 'unsupported'].includes(slot.state)) m.inc('shoal_cache_fallbacks_total', TIER);
+      else m.inc('shoal_cache_misses_total', TIER);
+    }
+  }
+
+  /** Invalidate one table (by key) or every table, on every instance sharing the backend. */
+  async invalidate(table?: string): Promise<{ readonly propagated: boolean }> {
+    try {
+      await this.options.backend.invalidate(table === undefined ? 'all' : [table.toLowerCase()]);
+      return { propagated: true };
+    } catch (e) {
+      // the backend is unreachable: peers stop serving on their own (unhealthy backend); this one now
+      this.options.onError?.(e);
+      this.dropLocal(table);
+      return { propagated: false };
+    }
+  }
+
+  /** Invalidate locally only (when the backend is unreachable, at least this instance stops serving). */
+  dropLocal(table?: string): void {
+    this.onInvalidation(table === undefined ? { all: true } : { table: table.toLowerCase() });
+  }
+
+  status(): HotStatus[] {
+    return [...this.slots.values()].map((s) => ({
+      table: s.candidate.key,
+      reason: s.candidate.reason,
+      state: s.state,
+      ...(s.detail !== undefined ? { detail: s.detail } : {}),
+      ...(s.entry ? { rows: s.entry.rows, bytes: s.entry.bytes, generation: s.entry.generation, loadedAt: s.entry.loadedAt } : {}),
+      loads: s.loads,
+    }));
+  }
+
+  /** Wait for every load in flight (tests, shutdown). */
+  async settled(): Promise<void> {
+    for (;;) {
+      const pending = [...this.slots.values()].map((s) => s.inflight).filter((p): p is Promise<void> => p !== undefined);
+      if (pending.length === 0) return;
+      await Promise.all(pending);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.handle !== undefined) this.timer.clearTimeout(this.handle);
+    await this.settled().catch(() => undefined);
+    await this.options.backend.close();
+  }
+
+  private onInvalidation(inv: HotInvalidation): void {
+    const slots = 'all' in inv ? [...this.slots.values()] : [this.slots.get(inv.table)].filter((s): s is Slot => s !== undefined);
+    for (const s of slots) {
+      s.epoch++;
+      s.entry = undefined;
+      if (s.state === 'cached') s.state = 'not_loaded';
+      if (s.wanted && !this.closed) void this.load(s, true);
+    }
+    this.reportBytes();
+  }
+
+  /** Load one table (single flight; a load requested while one runs runs again after it). */
+  private load(slot: Slot, again = false): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (slot.inflight) {
+      if (!again) return slot.inflight;
+      const after = slot.inflight.then(() => this.load(slot));
+      return after;
+    }
+    const run = this.loadOnce(slot)
+      .catch((e: unknown) => {
+        slot.state = 'failed';
+        slot.detail = e instanceof Error ? e.message : String(e);
+        slot.entry = undefined;
+        this.options.onError?.(e);
+      })
+      .finally(() => {
+        slot.inflight = undefined;
+        this.reportBytes();
+      });
+    slot.inflight = run;
+    return run;
+  }
+
+  private async loadOnce(slot: Slot): Promise<void> {
+    const { backend, loader, bounds } = this.options;
+    const c = slot.candidate;
+    const epoch = slot.epoch;
+    const outcome = (state: HotState, detail?: string): void => {
+      if (slot.epoch !== epoch) return;
+      slot.state = state;
+      slot.entry = undefined;
+      if (detail === undefined) delete slot.detail;
+      else slot.detail = detail;
+    };
+    if (slot.state !== 'cached') slot.state = 'loading';
+    // the generation is read BEFORE the rows: rows stored under it are never older than it
+    const generation = await backend.generation(c.key);
+    let stored: StoredRows;
+    let bytes: number;
+    const blob = await backend.read(c.key);
+    const shared = blob && blob.generation === generation ? (JSON.parse(blob.json) as StoredRows) : undefined;
+    // a blob of another definition of the table (a registry mutation) is never served
+    if (shared && shared.fingerprint === c.fingerprint) {
+      stored = shared;
+      bytes = Buffer.byteLength(blob!.json, 'utf8');
+    } else {
+      if (c.reason === 'auto') {
+        const n = await loader.count(c);
+        if (n === 0) return outcome('empty', 'no rows');
+        if (n > c.maxRows) return outcome('over_rows', `${n} rows > ${c.maxRows}`);
+      }
+      const loadedAt = this.clock();
+      const live = await loader.load(c, c.maxRows + 1);
+      if (live.rows.length > c.maxRows) return outcome('over_rows', `more than ${c.maxRows} rows`);
+      const why = unsupported(live.columns, live.rows);
+      if (why !== undefined) return outcome('unsupported', why);
+      const json = JSON.stringify({ fingerprint: c.fingerprint, loadedAt, columns: live.columns, rows: live.rows } satisfies StoredRows);
+      bytes = Buffer.byteLength(json, 'utf8');
+      if (bytes > bounds.max_bytes) return outcome('over_bytes', `${bytes} bytes > ${bounds.max_bytes}`);
+      await backend.write(c.key, { generation, json }, bounds.refresh_interval);
+      stored = { fingerprint: c.fingerprint, loadedAt, columns: live.columns, rows: live.rows };
+    }
+    const body = hotRelationBody(stored.columns, stored.rows);
+    await loader.verify(body);
+    if (slot.epoch !== epoch || this.closed) return; // invalidated meanwhile: these rows may be stale
+    slot.loads++;
+    slot.state = 'cached';
+    delete slot.detail;
+    slot.entry = {
+      binding: { key: c.key, relation: hotRelationName(c.key), body },
+      generation,
+      loadedAt: stored.loadedAt,
+      rows: stored.rows.length,
+      bytes,
+    };
+  }
+
+  private reportBytes(): void {
+    let total = 0;
+    for (const s of this.slots.values()) total += s.entry?.bytes ?? 0;
+    this.options.metrics?.set('shoal_cache_bytes', total, TIER);
+  }
+}
+
+function unsupported(columns: readonly ColumnInfo[], rows: readonly (readonly Cell[])[]): string | undefined {
+  for (const c of columns) if (!isHotCacheableType(c.type)) return `column ${c.name} has type ${c.type}`;
+  for (const r of rows) {
+    for (let i = 0; i < columns.length; i++) {
+      const why = uncacheableCell(r[i] ?? null, columns[i]!.type);
+      if (why !== undefined) return `column ${columns[i]!.name} holds ${why}`;
+    }
+  }
+  return undefined;
+}

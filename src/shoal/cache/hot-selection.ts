@@ -1,0 +1,42 @@
+/**
+ * Which registered tables are hot-table candidates (federation-fleet.md §5.4):
+ * - `hot: true`: loaded at start, bounded by `max_rows`;
+ * - `hot` absent: automatic, when the table is the target of a many-to-one relationship
+ *   (bounded by `max_rows`) or has at most `auto_threshold` rows (and at least one); automatic
+ *   candidates are promoted lazily, after a query first reads them;
+ * - `hot: false`: never.
+ * Derived tables (view_sql, MVs) are never hot: they have no rows of their own to cache.
+ */
+import { sha256Hex } from '../../core/hash.js';
+import { canonicalJson } from '../registry/canonical-json.js';
+import { type CatalogModel, DERIVED_SOURCE_ID, type HotTablesConfig, type TableConfig, qualifiedName, tableId } from '../config/model.js';
+
+export type HotReason = 'explicit' | 'relationship' | 'auto';
+
+/** One candidate: the table, why it is a candidate and its row bound. */
+export interface HotCandidate {
+  /** The governance table key (`<domain>.<alias ?? table>`, lower case). */
+  readonly key: string;
+  readonly table: TableConfig;
+  readonly reason: HotReason;
+  /** At most this many rows are cached; one more and the table is served live. */
+  readonly maxRows: number;
+  /** A digest of the table's and its source's definitions: rows stored under another are ignored. */
+  readonly fingerprint: string;
+}
+
+/** The candidates of a catalog; `reachable` says whether a table's source can be read by the engine. */
+export function hotCandidates(model: CatalogModel, bounds: HotTablesConfig, reachable: (t: TableConfig) => boolean): HotCandidate[] {
+  const manyToOneTargets = new Set(model.relationships.filter((r) => r.cardinality === 'many-to-one').map((r) => r.target_table_id.toLowerCase()));
+  const out: HotCandidate[] = [];
+  for (const t of model.tables) {
+    if (t.hot === false || t.source_id === DERIVED_SOURCE_ID || t.view_sql !== undefined || !reachable(t)) continue;
+    const key = qualifiedName(t).toLowerCase();
+    const fingerprint = sha256Hex(canonicalJson({ table: t, source: model.sources.find((s) => s.id === t.source_id) ?? null }));
+    const base = { key, table: t, fingerprint };
+    if (t.hot === true) out.push({ ...base, reason: 'explicit', maxRows: bounds.max_rows });
+    else if (manyToOneTargets.has(tableId(t).toLowerCase()) || manyToOneTargets.has(key)) out.push({ ...base, reason: 'relationship', maxRows: bounds.max_rows });
+    else out.push({ ...base, reason: 'auto', maxRows: Math.min(bounds.auto_threshold, bounds.max_rows) });
+  }
+  return out;
+}

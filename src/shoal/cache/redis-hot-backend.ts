@@ -1,0 +1,153 @@
+/**
+ * The shared hot backend: blobs and generations in Redis, invalidations over Redis pub/sub, so an
+ * invalidation on one instance reaches every instance as soon as the message arrives.
+ *
+ * An outage never reaches a client: commands fail fast (no offline queue, a short command
+ * timeout), the backend reports itself unhealthy (the cache then serves nothing and queries run
+ * live), and it reconnects in the background. Messages published while this instance was
+ * disconnected are lost, so every (re)subscription is reported as "invalidate all".
+ */
+import { Redis } from 'ioredis';
+import { type HotBackend, type HotBlob, type HotInvalidation, hotKeys } from './hot-backend.js';
+
+/** Store a blob only while its generation is current (atomic on the server). */
+const WRITE_IF_CURRENT = `
+local g = redis.call('GET', KEYS[1])
+if not g then g = '0' end
+if g ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
+return 1`;
+
+export interface RedisHotBackendOptions {
+  /** Per-command timeout in milliseconds (default 1000). */
+  readonly commandTimeoutMs?: number;
+  /** Called with connection errors (logged by the caller; they never reach a query). */
+  readonly onError?: (e: unknown) => void;
+}
+
+export class RedisHotBackend implements HotBackend {
+  readonly kind = 'redis' as const;
+  private readonly client: Redis;
+  private readonly sub: Redis;
+  private readonly handlers: ((inv: HotInvalidation) => void)[] = [];
+  private subscribed = false;
+  private everSubscribed = false;
+  private closed = false;
+
+  constructor(url: string, options: RedisHotBackendOptions = {}) {
+    const common = {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: options.commandTimeoutMs ?? 1000,
+      connectTimeout: 2000,
+      retryStrategy: (n: number) => Math.min(100 * n, 1000),
+    };
+    const onError = options.onError ?? (() => undefined);
+    this.client = new Redis(url, common);
+    this.sub = new Redis(url, { ...common, autoResubscribe: false });
+    this.client.on('error', onError);
+    this.sub.on('error', onError);
+    this.sub.on('close', () => {
+      this.subscribed = false;
+    });
+    this.sub.on('ready', () => {
+      this.sub.subscribe(hotKeys.channel).then(
+        () => {
+          this.subscribed = true;
+          // whatever was published while we were away is lost: start over
+          if (this.everSubscribed) this.emit({ all: true });
+          this.everSubscribed = true;
+        },
+        onError,
+      );
+    });
+    this.sub.on('message', (_channel: string, message: string) => {
+      const inv = parseInvalidation(message);
+      if (inv) this.emit(inv);
+    });
+    this.client.connect().catch(onError);
+    this.sub.connect().catch(onError);
+  }
+
+  /** Resolve once connected and subscribed (start-up waits for this, within a deadline). */
+  async ready(timeoutMs = 2000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.healthy() && Date.now() < deadline && !this.closed) await new Promise((r) => setTimeout(r, 20));
+    return this.healthy();
+  }
+
+  healthy(): boolean {
+    return !this.closed && this.subscribed && this.client.status === 'ready' && this.sub.status === 'ready';
+  }
+
+  async generation(table: string): Promise<string> {
+    return (await this.client.get(hotKeys.generation(table))) ?? '0';
+  }
+
+  async read(table: string): Promise<HotBlob | undefined> {
+    const v = await this.client.get(hotKeys.blob(table));
+    if (v === null) return undefined;
+    const nl = v.indexOf('\n');
+    if (nl < 0) return undefined;
+    return { generation: v.slice(0, nl), json: v.slice(nl + 1) };
+  }
+
+  async write(table: string, blob: HotBlob, ttlSeconds: number): Promise<boolean> {
+    const r = await this.client.eval(
+      WRITE_IF_CURRENT, 2, hotKeys.generation(table), hotKeys.blob(table),
+      blob.generation, `${blob.generation}\n${blob.json}`, String(Math.max(1, Math.ceil(ttlSeconds))),
+    );
+    return r === 1;
+  }
+
+  async invalidate(tables: readonly string[] | 'all'): Promise<void> {
+    const names = tables === 'all' ? await this.knownTables() : tables;
+    if (names.length > 0) {
+      const m = this.client.multi();
+      for (const t of names) m.incr(hotKeys.generation(t)).del(hotKeys.blob(t));
+      await m.exec();
+    }
+    const messages: HotInvalidation[] = tables === 'all' ? [{ all: true }] : tables.map((table) => ({ table }));
+    for (const inv of messages) await this.client.publish(hotKeys.channel, JSON.stringify(inv));
+  }
+
+  /** Every table with a blob or a generation in Redis. */
+  private async knownTables(): Promise<string[]> {
+    const out = new Set<string>();
+    for (const suffix of ['blob', 'gen']) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.client.scan(cursor, 'MATCH', `provisa:hot:*:${suffix}`, 'COUNT', 200);
+        cursor = next;
+        for (const k of keys) out.add(k.slice('provisa:hot:'.length, -(suffix.length + 1)));
+      } while (cursor !== '0');
+    }
+    return [...out];
+  }
+
+  subscribe(handler: (inv: HotInvalidation) => void): void {
+    this.handlers.push(handler);
+  }
+
+  private emit(inv: HotInvalidation): void {
+    for (const h of this.handlers) h(inv);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.client.disconnect();
+    this.sub.disconnect();
+  }
+}
+
+function parseInvalidation(message: string): HotInvalidation | undefined {
+  try {
+    const v = JSON.parse(message) as { table?: unknown; all?: unknown };
+    if (v.all === true) return { all: true };
+    if (typeof v.table === 'string') return { table: v.table };
+  } catch {
+    // not ours
+  }
+  return undefined;
+}
