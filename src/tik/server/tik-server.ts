@@ -1,13 +1,20 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { openEffects, type EffectsOptions, type EffectsService } from '../effects/index.js';
 import type { Instant } from '../edn/index.js';
+import { ShardDirectory, SHARD_HEADER } from '../shard/shard-directory.js';
+import { ownedUuid } from '../shard/owned-uuid.js';
+import { shardText, WHOLE, type ShardSpec } from '../shard/shard-spec.js';
+import { ShardStore } from '../shard/shard-store.js';
 import type { EventStore } from '../store/store.js';
+import { httpTransport } from '../sync/http-transport.js';
 import { AntiEntropy } from './anti-entropy.js';
 import { apiRoutes } from './api-routes.js';
 import { boardPage } from './board-page.js';
 import { syncRoutes } from './sync-routes.js';
 import { SYNC_BODY_LIMIT } from './sync-routes.js';
 import type { VerbEnv } from './run-verb.js';
+import { ShardGateway } from './shard-gateway.js';
+import { shardGuard, shardLocalRoutes } from './shard-routes.js';
 
 export interface TikServerOptions {
   /** The store's root directory or `postgresql://` URL (what `tik --root` takes). */
@@ -26,6 +33,10 @@ export interface TikServerOptions {
   readonly logger?: boolean;
   /** Stage-reached webhooks through the shared delivery ledger (docs/tik-effects.md); `now` derives stages. */
   readonly effects?: EffectsOptions & { readonly now: () => Instant };
+  /** The shard this replica holds (`--shard i/M`); default the whole ticket space. */
+  readonly shard?: ShardSpec;
+  /** Replicas of other shards (`--shard-peer`); each announces its shard on `/health`. */
+  readonly shardPeers?: readonly string[];
 }
 
 export interface TikServer {
@@ -33,6 +44,8 @@ export interface TikServer {
   readonly antiEntropy: AntiEntropy;
   /** The effect loop when `effects` was given (start it with `effects.start()`). */
   readonly effects: EffectsService | undefined;
+  /** Present when the replica holds one shard of several. */
+  readonly gateway?: ShardGateway;
   close(): Promise<void>;
 }
 
@@ -44,7 +57,17 @@ export interface TikServer {
 export async function buildTikServer(options: TikServerOptions): Promise<TikServer> {
   // Request logging is off: anti-entropy polls every few seconds; syncs that move data and errors are logged.
   const app = Fastify({ logger: options.logger ? { level: 'info', stream: process.stderr } : false, disableRequestLogging: true, bodyLimit: SYNC_BODY_LIMIT });
-  const v: VerbEnv = { root: options.root, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env: options.env ?? {} };
+  const shard = options.shard ?? WHOLE;
+  const sharded = shard.count > 1;
+  // A sharded replica reconciles, serves and accepts only its shard's tickets, and opens only those.
+  const store: EventStore = sharded ? new ShardStore(options.store, shard) : options.store;
+  const v: VerbEnv = {
+    root: options.root,
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    env: options.env ?? {},
+    ...(sharded ? { randomUuid: () => ownedUuid(shard) } : {}),
+  };
+  const gateway = sharded ? new ShardGateway(v, store as ShardStore, new ShardDirectory(shard, [...new Set([...(options.shardPeers ?? []), ...(options.peers ?? [])])])) : undefined;
   // Every error answer has one shape: {error: {code, message, hint?}}; never a stack trace.
   app.setErrorHandler((err: FastifyError, _req, res) => {
     const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
@@ -53,17 +76,21 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
       error: status === 500 ? { code: 'server/internal', message: 'internal error', hint: 'see the replica’s log' } : { code: 'server/bad-request', message: err.message },
     });
   });
-  await app.register(syncRoutes(options.store));
-  await app.register(apiRoutes(v));
-  await app.register(boardPage(v));
-  app.get('/health', async () => ({ status: 'ok', store: options.store.kind, peers: options.peers ?? [] }));
+  app.addHook('onRequest', shardGuard(shard));
+  await app.register(syncRoutes(store));
+  await app.register(apiRoutes(v, gateway));
+  if (gateway) await app.register(shardLocalRoutes(gateway));
+  await app.register(gateway ? boardPage(v, () => gateway.lsAllAsVerb()) : boardPage(v));
+  app.get('/health', async () => ({ status: 'ok', store: options.store.kind, peers: options.peers ?? [], shard: shardText(shard), shardPeers: options.shardPeers ?? [] }));
   const log = { info: (o: object, m: string) => app.log.info(o, m), warn: (o: object, m: string) => app.log.warn(o, m) };
-  const antiEntropy = new AntiEntropy(options.store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log);
-  const effects = options.effects ? await openEffects(options.effects, { store: options.store, now: options.effects.now, cwd: options.cwd ?? options.root, log }) : undefined;
+  const headers: Record<string, string> = sharded ? { [SHARD_HEADER]: shardText(shard) } : {};
+  const antiEntropy = new AntiEntropy(store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log, (url) => httpTransport(url, { headers }));
+  const effects = options.effects ? await openEffects(options.effects, { store, now: options.effects.now, cwd: options.cwd ?? options.root, log }) : undefined;
   if (effects) await app.register(effects.routes);
   return {
     app,
     antiEntropy,
+    ...(gateway ? { gateway } : {}),
     effects,
     close: async () => {
       await effects?.close();

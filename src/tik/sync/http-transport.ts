@@ -5,8 +5,11 @@ import type { SyncTransport } from './transport.js';
 /** The sync endpoints a `tik serve` replica exposes (docs/tik-sync.md). */
 export const SYNC_PATHS = Object.freeze({ reconcile: '/sync/v1/reconcile', fetch: '/sync/v1/fetch', push: '/sync/v1/push' });
 
-/** A transport to a `tik serve` replica at `baseUrl` (e.g. `http://127.0.0.1:7777`). */
-export function httpTransport(baseUrl: string, options: { timeoutMs?: number } = {}): SyncTransport {
+/**
+ * A transport to a `tik serve` replica at `baseUrl` (e.g. `http://127.0.0.1:7777`). `headers` go
+ * with every request (a sharded replica sends `x-tik-shard: i/M`, see docs/tik-sync.md).
+ */
+export function httpTransport(baseUrl: string, options: { timeoutMs?: number; headers?: Readonly<Record<string, string>> } = {}): SyncTransport {
   let base: URL;
   try {
     base = new URL(baseUrl);
@@ -23,7 +26,7 @@ export function httpTransport(baseUrl: string, options: { timeoutMs?: number } =
     try {
       res = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/octet-stream' },
+        headers: { ...options.headers, 'content-type': 'application/octet-stream' },
         body,
         signal: AbortSignal.timeout(timeoutMs),
       });

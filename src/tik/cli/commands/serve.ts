@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { TikError } from '../../errors.js';
 import { defaultEffectsFile, effectsOptionsFromEnv } from '../../effects/index.js';
 import { buildTikServer } from '../../server/index.js';
+import { parseShardSpec, shardText, type ShardSpec } from '../../shard/shard-spec.js';
 import type { CliContext } from '../context.js';
 import { openStore, storeTarget } from '../store-access.js';
 
@@ -28,20 +29,30 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--peer <url>', 'a peer replica to sync with periodically (repeatable)', collect, [] as string[])
     .option('--interval <seconds>', 'seconds between anti-entropy rounds', '10')
     .option('--effects-db <url>', 'deliver effects.edn webhooks through this shared ledger (sqlite:///… or postgresql://…; docs/tik-effects.md)')
-    .action(async (opts: { port: string; host: string; peer: string[]; interval: string; effectsDb?: string }) => {
+    .option('--shard <i/M>', 'hold and sync only the tickets of shard i of M (hash of the ticket id; docs/tik-sync.md)')
+    .option('--shard-peer <url>', 'a replica of another shard, for routing and ls/next across shards (repeatable)', collect, [] as string[])
+    .action(async (opts: { port: string; host: string; peer: string[]; interval: string; effectsDb?: string; shard?: string; shardPeer: string[] }) => {
       const port = positive('--port', opts.port, 65535);
       const interval = Number(opts.interval);
       if (!(interval > 0)) throw new TikError('cli/usage', `--interval must be a positive number of seconds, got ${JSON.stringify(opts.interval)}`, { where: '--interval', hint: 'e.g. --interval 5' });
-      for (const p of opts.peer) {
-        if (!/^https?:\/\/[^\s]+$/.test(p)) throw new TikError('cli/usage', `--peer must be an http(s) URL, got ${JSON.stringify(p)}`, { where: '--peer', hint: 'e.g. --peer http://127.0.0.1:7778' });
+      for (const [flag, urls] of [['--peer', opts.peer], ['--shard-peer', opts.shardPeer]] as const) {
+        for (const p of urls) {
+          if (!/^https?:\/\/[^\s]+$/.test(p)) throw new TikError('cli/usage', `${flag} must be an http(s) URL, got ${JSON.stringify(p)}`, { where: flag, hint: `e.g. ${flag} http://127.0.0.1:7778` });
+        }
+      }
+      let shard: ShardSpec | undefined;
+      try {
+        shard = opts.shard === undefined ? undefined : parseShardSpec(opts.shard);
+      } catch (e) {
+        throw new TikError('cli/usage', (e as TikError).message, { where: '--shard', hint: 'e.g. --shard 0/2' });
       }
       const root = storeTarget(ctx); // a directory, or a postgresql:// URL
       const store = await openStore(ctx);
       const effectsDb = opts.effectsDb ?? ctx.io.env.TIK_EFFECTS_DB;
       const effects = effectsDb ? { ...effectsOptionsFromEnv(effectsDb, defaultEffectsFile(store, ctx.io.cwd), ctx.io.env), now: () => ctx.clock.now() } : undefined;
-      const server = await buildTikServer({ root, cwd: ctx.io.cwd, store, env: ctx.io.env, peers: opts.peer, intervalSeconds: interval, logger: true, ...(effects ? { effects } : {}) });
+      const server = await buildTikServer({ root, cwd: ctx.io.cwd, store, env: ctx.io.env, peers: opts.peer, intervalSeconds: interval, logger: true, ...(effects ? { effects } : {}), ...(shard ? { shard } : {}), shardPeers: opts.shardPeer });
       const address = await server.app.listen({ port, host: opts.host });
-      ctx.warn(`serving ${store.location} on ${address} (peers: ${opts.peer.length === 0 ? 'none' : opts.peer.join(' ')})`);
+      ctx.warn(`serving ${store.location} on ${address}${shard ? ` as shard ${shardText(shard)}` : ''} (peers: ${opts.peer.length === 0 ? 'none' : opts.peer.join(' ')})`);
       server.antiEntropy.start();
       server.effects?.start();
       await new Promise<void>((resolve) => {

@@ -1,0 +1,178 @@
+import { isCodedError } from '../../core/errors.js';
+import { CliContext } from '../cli/context.js';
+import { memoryIo } from '../cli/io.js';
+import { loadAllTickets } from '../cli/ticket-set.js';
+import { WriterClock } from '../cli/writer-clock.js';
+import { formatInstant } from '../edn/index.js';
+import { Instant } from '../edn/value.js';
+import { TikError } from '../errors.js';
+import { resolveTicket } from '../store/resolve-ticket.js';
+import { combineInbox, ticketInbox, type TicketInbox } from '../shard/inbox-parts.js';
+import type { ShardDirectory } from '../shard/shard-directory.js';
+import { isTicketId, shardOf, type ShardSpec } from '../shard/shard-spec.js';
+import type { ShardStore } from '../shard/shard-store.js';
+import { runVerb, statusOf, verbError, type VerbEnv } from './run-verb.js';
+
+/** An HTTP answer: status, content type, body text. */
+export interface Answer {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
+}
+
+/** Paths of the shard-local lenses a gathering replica asks each shard for. */
+export const SHARD_PATHS = Object.freeze({ ls: '/shard/v1/ls', next: '/shard/v1/next', resolve: '/shard/v1/resolve' });
+
+const json = (status: number, value: unknown, pretty = false): Answer => ({
+  status,
+  contentType: 'application/json; charset=utf-8',
+  body: pretty ? `${JSON.stringify(value, null, 2)}\n` : JSON.stringify(value),
+});
+
+/** A coded error as an answer (`{error: {code, message, hint?}}`); 503 when a shard is unreachable. */
+export function errorAnswer(e: unknown): Answer {
+  if (!isCodedError(e)) throw e;
+  const status = e.code === 'shard/unavailable' ? 503 : e.code === 'shard/mismatch' ? 409 : e.code === 'shard/misdirected' ? 421 : statusOf(e.code);
+  return json(status, { error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } });
+}
+
+/**
+ * The sharded face of a replica (ADR 0021 consequence 1). Per-ticket requests go to the shard that
+ * owns the ticket; cross-ticket lenses (`ls`, `next`, the board) scatter to one live replica of
+ * every shard and gather into exactly the JSON one store holding every ticket would answer. A
+ * shard with no reachable replica makes the answer an error (503, naming the shard), never a
+ * partial list. Nothing is cached: every request reads the stores as they are.
+ */
+export class ShardGateway {
+  constructor(
+    private readonly v: VerbEnv,
+    readonly store: ShardStore,
+    readonly directory: ShardDirectory,
+  ) {}
+
+  get shard(): ShardSpec {
+    return this.store.shard;
+  }
+
+  /** The instant this replica derives at (its clock, or `TIK_NOW`); sent to every shard of a gather. */
+  nowMs(): number {
+    return WriterClock.fromEnv(this.v.env, this.v.clock ?? (() => Date.now())).now().ms;
+  }
+
+  ownerOf(ticket: string): number {
+    return shardOf(ticket, this.shard.count);
+  }
+
+  owns(ticket: string): boolean {
+    return this.store.owns(ticket);
+  }
+
+  // ── this shard's part ──────────────────────────────────────────────────────────────────────
+
+  /** `ls --json` rows of the tickets this shard owns, derived at `nowMs`. */
+  async localLs(all: boolean, nowMs: number): Promise<Answer> {
+    const r = await runVerb({ ...this.v, env: { ...this.v.env, TIK_NOW: formatInstant(nowMs) } }, undefined, ['ls', ...(all ? ['--all'] : []), '--json']);
+    if (r.code !== 0) {
+      const e = verbError(r);
+      return json(e.status, e.body);
+    }
+    const rows = (JSON.parse(r.stdout) as { ticket: string }[]).filter((row) => this.owns(row.ticket));
+    return json(200, rows);
+  }
+
+  /** The per-ticket inbox contributions of this shard's tickets at `nowMs`. */
+  async localNext(nowMs: number, opts: { actor?: string; role?: string }): Promise<Answer> {
+    const io = memoryIo({ cwd: this.v.cwd ?? this.v.root, env: {}, osUser: 'tik-serve' });
+    const ctx = new CliContext(io);
+    const now = new Instant(nowMs);
+    const tickets = await loadAllTickets(ctx, this.store, now);
+    if (ctx.exitCode !== 0) {
+      const e = verbError({ code: ctx.exitCode, stdout: '', stderr: io.stderr() });
+      return json(e.status, e.body);
+    }
+    return json(200, tickets.map((t) => ticketInbox(t, now, opts)));
+  }
+
+  /** This shard's tickets whose id starts with `prefix` (lower-cased). */
+  async localResolve(prefix: string): Promise<Answer> {
+    const p = prefix.trim().toLowerCase();
+    return json(200, { tickets: (await this.store.ticketIds()).filter((id) => id.startsWith(p)) });
+  }
+
+  // ── gathering ──────────────────────────────────────────────────────────────────────────────
+
+  /** Every shard's answer to one shard-local lens, own shard computed in process. */
+  private async scatter(path: string, query: URLSearchParams, local: () => Promise<Answer>): Promise<Answer[]> {
+    const parts: Promise<Answer>[] = [];
+    for (let i = 0; i < this.shard.count; i++) {
+      parts.push(i === this.shard.index ? local() : this.directory.call(i, `${path}?${query.toString()}`));
+    }
+    return Promise.all(parts);
+  }
+
+  private static parsed<T>(answers: readonly Answer[]): T[] | Answer {
+    const failed = answers.find((a) => a.status !== 200);
+    if (failed) return failed;
+    return answers.map((a) => JSON.parse(a.body) as T);
+  }
+
+  /** `ls --json` over every shard: the rows of all shards, in ticket order, as one store lists them. */
+  async gatherLs(all: boolean): Promise<Answer> {
+    try {
+      const now = this.nowMs();
+      const q = new URLSearchParams({ now: String(now), ...(all ? { all: 'true' } : {}) });
+      const parts = ShardGateway.parsed<{ ticket: string }[]>(await this.scatter(SHARD_PATHS.ls, q, () => this.localLs(all, now)));
+      if (!Array.isArray(parts)) return parts;
+      const rows = parts.flat().sort((a, b) => (a.ticket < b.ticket ? -1 : a.ticket > b.ticket ? 1 : 0));
+      return json(200, rows, true);
+    } catch (e) {
+      return errorAnswer(e);
+    }
+  }
+
+  /** `gatherLs(true)` in the shape of a verb run (for the board page). */
+  async lsAllAsVerb(): Promise<{ code: number; stdout: string; stderr: string }> {
+    const a = await this.gatherLs(true);
+    return a.status === 200 ? { code: 0, stdout: a.body, stderr: '' } : { code: 1, stdout: '', stderr: a.body };
+  }
+
+  /** `next --json` over every shard (same filters as `tik next`). */
+  async gatherNext(opts: { actor?: string; role?: string; all: boolean }): Promise<Answer> {
+    try {
+      const now = this.nowMs();
+      const q = new URLSearchParams({ now: String(now), ...(opts.actor !== undefined ? { actor: opts.actor } : {}), ...(opts.role !== undefined ? { role: opts.role } : {}) });
+      const filters = { ...(opts.actor !== undefined ? { actor: opts.actor } : {}), ...(opts.role !== undefined ? { role: opts.role } : {}) };
+      const parts = ShardGateway.parsed<TicketInbox[]>(await this.scatter(SHARD_PATHS.next, q, () => this.localNext(now, filters)));
+      if (!Array.isArray(parts)) return parts;
+      return json(200, combineInbox(parts.flat(), opts.all), true);
+    } catch (e) {
+      return errorAnswer(e);
+    }
+  }
+
+  /**
+   * The full ticket id a `:ticket` argument names: a full uuid as is; a prefix is looked up on
+   * every shard and must match exactly one ticket (`ticket/unknown`, `ticket/ambiguous` as the CLI).
+   */
+  async resolve(ticketArg: string): Promise<string> {
+    const t = ticketArg.trim().toLowerCase();
+    if (isTicketId(t)) return t;
+    if (t === '' || !/^[0-9a-f-]+$/.test(t)) return resolveTicket({ ticketIds: async () => [] }, ticketArg); // throws ticket/bad-prefix
+    const parts = ShardGateway.parsed<{ tickets: string[] }>(await this.scatter(SHARD_PATHS.resolve, new URLSearchParams({ prefix: t }), () => this.localResolve(t)));
+    if (!Array.isArray(parts)) throw new TikError('shard/failed', `resolving ticket ${JSON.stringify(ticketArg)} failed on a shard: ${parts.body}`, { where: 'ticket' });
+    const hits = parts.flatMap((p) => p.tickets).sort();
+    return resolveTicket({ ticketIds: async () => hits }, ticketArg);
+  }
+
+  /** Passes a request on to a live replica of the shard owning `ticket` (one hop, never more). */
+  async forward(ticket: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+    try {
+      return await this.directory.call(this.ownerOf(ticket), path, {
+        method,
+        ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+      });
+    } catch (e) {
+      return errorAnswer(e);
+    }
+  }
+}
