@@ -10,9 +10,9 @@
 import { createHash } from 'node:crypto';
 import type { Cell, ColumnInfo } from '../engine/engine.js';
 
-/** Engine (DuckDB) types whose cells round-trip exactly through text and a CAST. */
+/** Engine (DuckDB) types whose cells round-trip exactly through text and a CAST (not BLOB: its cell text is ambiguous). */
 const SCALAR_TYPE =
-  /^(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL\(\d{1,2},\d{1,2}\)|VARCHAR|DATE|TIME|TIMESTAMP|TIMESTAMP_S|TIMESTAMP_MS|TIMESTAMP_NS|TIMESTAMP WITH TIME ZONE|TIME WITH TIME ZONE|INTERVAL|UUID|JSON|BLOB)$/;
+  /^(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL\(\d{1,2},\d{1,2}\)|VARCHAR|DATE|TIME|TIMESTAMP|TIMESTAMP_S|TIMESTAMP_MS|TIMESTAMP_NS|TIMESTAMP WITH TIME ZONE|TIME WITH TIME ZONE|INTERVAL|UUID|JSON)$/;
 
 /** Whether a column of this engine type can be cached (nested types are not: they are served live). */
 export function isHotCacheableType(type: string): boolean {

@@ -1,0 +1,200 @@
+/**
+ * Hot tables through a real instance (registry, DuckDB, in-process cache) over two SQLite files:
+ * the hot path answers exactly as the live path for every viewer (law S5/S6), the cached rows are
+ * governed (RLS, masks, hidden columns), no caller SQL reaches the cached relation, and
+ * invalidation (admin API) and the refresh loop bring changed rows in.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hotRelationName } from '../../../src/shoal/cache/hot-values.js';
+import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { ShoalError } from '../../../src/shoal/errors.js';
+import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
+import { adminPlugin } from '../../../src/shoal/server/admin-plugin.js';
+import { buildApp } from '../../../src/shoal/server/app.js';
+import { MetricsRegistry } from '../../../src/shoal/server/metrics.js';
+import type { Timer } from '../../../src/shoal/registry/timer.js';
+import { type Table, salesData, sqlLiteral } from '../sql/duckdb-harness.js';
+import { VIEWERS, lawQueryArb, viewerArb, type Viewer } from '../sql/pushdown-law.js';
+import { hotSalesYaml } from './hot-fixture.js';
+
+const data = salesData();
+const table = (name: string): Table => data.find((t) => t.name === name)!;
+
+function writeDb(path: string, t: Table): void {
+  const db = new Database(path);
+  db.exec(`CREATE TABLE ${t.name} (${t.cols.map(([n, ty]) => `${n} ${ty}`).join(', ')})`);
+  db.exec(`INSERT INTO ${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`);
+  db.close();
+}
+
+/** A timer the test fires by hand. */
+class ManualTimer implements Timer {
+  pending = new Map<number, () => void>();
+  private next = 0;
+  setTimeout(fn: () => void, _ms: number): unknown {
+    const h = ++this.next;
+    this.pending.set(h, fn);
+    return h;
+  }
+  clearTimeout(h: unknown): void {
+    this.pending.delete(h as number);
+  }
+  fire(): void {
+    const fns = [...this.pending.values()];
+    this.pending.clear();
+    for (const f of fns) f();
+  }
+}
+
+type Answer = { ok: true; rows: string[]; columns: string; hot: boolean } | { ok: false; code: string };
+
+async function answer(instance: ShoalInstance, sql: string, v: Viewer): Promise<Answer> {
+  try {
+    const r = await instance.query({ sql, role: v.role, vars: v.vars }, new AbortController().signal);
+    const rows: string[] = [];
+    for await (const b of r.batches) for (const row of b) rows.push(JSON.stringify(row, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x)));
+    return { ok: true, rows: rows.sort(), columns: JSON.stringify(r.columns), hot: r.headers?.['x-shoal-hot'] !== undefined };
+  } catch (e) {
+    if (e instanceof ShoalError) return { ok: false, code: e.code };
+    throw e;
+  }
+}
+const same = (a: Answer) => (a.ok ? { ok: true, rows: a.rows, columns: a.columns } : a);
+
+describe('hot tables through a real instance (in-process cache)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shoal-hot-'));
+  let hot: ShoalInstance;
+  let live: ShoalInstance;
+  let app: FastifyInstance;
+  let now = 1_000_000;
+  const timer = new ManualTimer();
+  const metrics = new MetricsRegistry();
+
+  beforeAll(async () => {
+    writeDb(join(dir, 'dim.db'), table('customers'));
+    writeDb(join(dir, 'shop.db'), table('payments'));
+    const yaml = hotSalesYaml({ src: '{id: src, type: sqlite, path: shop.db}', dim: '{id: dim, type: sqlite, path: dim.db}', extra: 'hot_tables: {refresh_interval: 60}\n' });
+    const { config } = loadConfig(yaml);
+    hot = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, metrics, hot: { clock: () => now, timer } });
+    live = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, importConfig: false, hot: false });
+    app = await buildApp({ service: hot, metrics, plugins: [adminPlugin({ registry: hot.registry, refresh: () => hot.refresh(), invalidateCaches: (t) => hot.invalidateCaches(t) })] });
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await hot?.close();
+    await live?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('hot: true loads the table at start, with the live relation\'s column types', () => {
+    const s = hot.hot!.status().find((x) => x.table === 'sales.customers');
+    expect(s).toMatchObject({ state: 'cached', reason: 'explicit', rows: 40, loads: 1 });
+    expect(s!.bytes).toBeGreaterThan(0);
+  });
+
+  it('law: the hot path and the live path return the same multiset for every viewer and query', async () => {
+    let inlined = 0;
+    await fc.assert(
+      fc.asyncProperty(lawQueryArb, viewerArb, async (sql, viewer) => {
+        const a = await answer(hot, sql, viewer);
+        const b = await answer(live, sql, viewer);
+        expect(same(a)).toEqual(same(b));
+        if (a.ok && a.hot) inlined++;
+      }),
+      { numRuns: 120 },
+    );
+    expect(inlined).toBeGreaterThan(20);
+    expect(metrics.value('shoal_cache_hits_total', { tier: 'hot' })).toBeGreaterThanOrEqual(inlined);
+  }, 300_000);
+
+  it('cached rows are governed: RLS, the mask and the hidden column apply on the hot path', async () => {
+    const sql = 'SELECT c.id, c.email, c.region, p.amount FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id';
+    const eu = await hot.query({ sql, role: 'analyst', vars: { 'provisa.region': 'EU' } }, new AbortController().signal);
+    expect(eu.headers?.['x-shoal-hot']).toContain('sales.customers');
+    const rows: unknown[][] = [];
+    for await (const b of eu.batches) rows.push(...b.map((r) => [...r]));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) {
+      expect(r[2]).toBe('EU');
+      expect(String(r[1])).toMatch(/^.{2}\*\*\*@/);
+      expect(Number(r[3])).toBeGreaterThanOrEqual(100);
+    }
+    const hidden = await answer(hot, 'SELECT c.ssn FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id', VIEWERS[1]!);
+    expect(hidden).toEqual({ ok: false, code: 'SQL_COLUMN_NOT_VISIBLE' });
+  });
+
+  it('no caller SQL reaches the cached relation: by its name, or by a CTE named like it or like the table', async () => {
+    const rel = hotRelationName('sales.customers');
+    const direct = await answer(hot, `SELECT * FROM ${rel}`, VIEWERS[1]!);
+    expect(direct).toEqual({ ok: false, code: 'SQL_UNKNOWN_TABLE' });
+    // a CTE named like the relation: the caller's CTE is renamed, its reference is its own
+    const v = VIEWERS[1]!;
+    const shadow = await answer(hot, `WITH ${rel} AS (SELECT 1 AS id) SELECT c.email FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id WHERE c.id IN (SELECT id FROM ${rel})`, v);
+    const shadowLive = await answer(live, `WITH ${rel} AS (SELECT 1 AS id) SELECT c.email FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id WHERE c.id IN (SELECT id FROM ${rel})`, v);
+    expect(same(shadow)).toEqual(same(shadowLive));
+    // a CTE named like the table reads the governed table, never raw rows (study H3)
+    const sql = 'WITH customers AS (SELECT * FROM sales.customers) SELECT customers.email, customers.region FROM customers JOIN sales.payments p ON p.customer_id = customers.id';
+    const a = await answer(hot, sql, v);
+    expect(a.ok && a.hot).toBe(true);
+    expect(same(a)).toEqual(same(await answer(live, sql, v)));
+    if (a.ok) for (const r of a.rows) expect(r).toMatch(/\*\*\*@.*"EU"/);
+  });
+
+  it('a query routed directly to the dimension\'s own source is not inlined (the source holds the table)', async () => {
+    const r = await hot.query({ sql: 'SELECT count(*) AS n FROM sales.customers', role: 'admin', vars: {} }, new AbortController().signal);
+    expect(r.headers?.['x-shoal-route']).toBe('direct:dim');
+    expect(r.headers?.['x-shoal-hot']).toBeUndefined();
+  });
+
+  const joinSql = 'SELECT c.id, c.name FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id WHERE c.id = 3';
+  const changeName = (name: string) => {
+    const db = new Database(join(dir, 'dim.db'));
+    db.prepare('UPDATE customers SET name = ? WHERE id = 3').run(name);
+    db.close();
+  };
+
+  it('invalidation on demand (POST /admin/cache/invalidate) drops the rows; the reload reads the source again', async () => {
+    changeName('renamed-by-test');
+    const before = await answer(hot, joinSql, VIEWERS[0]!);
+    expect(before.ok && before.hot && before.rows.every((r) => !r.includes('renamed-by-test'))).toBe(true); // still the cached rows
+    const r = await app.inject({ method: 'POST', url: '/admin/cache/invalidate', headers: { 'x-provisa-role': 'admin' }, payload: { table: 'sales.customers' } });
+    expect(r.json()).toEqual({ invalidated: 'sales.customers', propagated: true });
+    await hot.hot!.settled();
+    expect(hot.hot!.status().find((x) => x.table === 'sales.customers')).toMatchObject({ state: 'cached', loads: 2 });
+    const after = await answer(hot, joinSql, VIEWERS[0]!);
+    expect(after.ok && after.hot && after.rows.some((x) => x.includes('renamed-by-test'))).toBe(true);
+  });
+
+  it('the invalidation endpoint is admin-only and validates its body', async () => {
+    const forbidden = await app.inject({ method: 'POST', url: '/admin/cache/invalidate', headers: { 'x-provisa-role': 'analyst' }, payload: {} });
+    expect(forbidden.statusCode).toBe(403);
+    const bad = await app.inject({ method: 'POST', url: '/admin/cache/invalidate', headers: { 'x-provisa-role': 'admin' }, payload: { table: 3 } });
+    expect(bad.statusCode).toBe(400);
+    const all = await app.inject({ method: 'POST', url: '/admin/cache/invalidate', headers: { 'x-provisa-role': 'admin' }, payload: {} });
+    expect(all.json()).toEqual({ invalidated: '*', propagated: true });
+    await hot.hot!.settled();
+  });
+
+  it('the refresh loop (injected clock and timer) reloads rows older than the interval; a stale entry is served live', async () => {
+    changeName('renamed-by-refresh');
+    const loads = hot.hot!.status().find((x) => x.table === 'sales.customers')!.loads;
+    now += 61_000; // past refresh_interval: the entry is stale and must not be served
+    const stale = await answer(hot, joinSql, VIEWERS[0]!);
+    expect(stale.ok && !stale.hot && stale.rows.some((x) => x.includes('renamed-by-refresh'))).toBe(true);
+    await hot.hot!.settled();
+    timer.fire();
+    await hot.hot!.settled();
+    const s = hot.hot!.status().find((x) => x.table === 'sales.customers')!;
+    expect(s.loads).toBeGreaterThan(loads);
+    expect(s.loadedAt).toBe(now);
+    const fresh = await answer(hot, joinSql, VIEWERS[0]!);
+    expect(fresh.ok && fresh.hot && fresh.rows.some((x) => x.includes('renamed-by-refresh'))).toBe(true);
+  });
+});
