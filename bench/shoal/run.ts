@@ -1,8 +1,13 @@
 /** shoal's benchmarks alone: `node dist/bench/shoal/run.js [--quick]`. */
 import { ratio } from '../tik/measure.js';
+import { benchResultCache } from './cache.js';
 import { benchGateway } from './gateway.js';
 
 const quick = process.argv.includes('--quick');
-for (const r of await benchGateway(quick ? 100_000 : 1_000_000, quick ? 3 : 7)) {
-  process.stdout.write(`${r.name.padEnd(40)} ${r.ms.toFixed(1).padStart(9)} ms  floor ${r.floorMs.toFixed(1).padStart(9)} ms  ${ratio(r).padStart(6)}×  ${r.note}\n`);
+const results = [
+  ...(await benchGateway(quick ? 100_000 : 1_000_000, quick ? 3 : 7)),
+  ...(await benchResultCache(quick ? 100_000 : 1_000_000, quick ? 3 : 7)),
+];
+for (const r of results) {
+  process.stdout.write(`${r.name.padEnd(44)} ${r.ms.toFixed(1).padStart(9)} ms  floor ${r.floorMs.toFixed(1).padStart(9)} ms  ${ratio(r).padStart(6)}×  ${r.note}\n`);
 }
