@@ -1,0 +1,289 @@
+/**
+ * Hot tables over a REAL Redis this file starts itself (so it can SIGKILL it) and real PostgreSQL:
+ * - law: the hot path, the hot path with Redis killed mid-run, and the cache disabled return the
+ *   same multiset for every viewer (RLS, a regex mask, a hidden column) and query (joins of the
+ *   hot dimension `customers` with `payments` on another source);
+ * - type fidelity: a hot table of every common PostgreSQL type answers exactly as live (types in
+ *   `columns`, cells, equality);
+ * - bounds: one row over `max_rows` or one byte over `max_bytes` is not cached and Redis sees no write;
+ * - two instances sharing Redis: an invalidation on one is honoured by the other (pub/sub).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../../src/shoal/config/load-config.js';
+import { ShoalError } from '../../../../src/shoal/errors.js';
+import { ShoalInstance } from '../../../../src/shoal/instance/instance.js';
+import { MetricsRegistry } from '../../../../src/shoal/server/metrics.js';
+import { service } from '../../../support/service.js';
+import { freePort } from '../../../support/services.js';
+import { hotSalesYaml } from '../../../shoal/cache/hot-fixture.js';
+import { type Table, salesData, sqlLiteral } from '../../../shoal/sql/duckdb-harness.js';
+import { type Viewer, VIEWERS, lawQueryArb, viewerArb } from '../../../shoal/sql/pushdown-law.js';
+
+const postgres = service('postgres');
+const redisService = service('redis'); // decides only whether redis-server exists here; this file runs its own
+const DB = `shoal_hot_it_${process.pid}`;
+const data = salesData();
+const PG_TYPES: Record<string, string> = { integer: 'integer', varchar: 'varchar(200)', date: 'date' };
+const ddl = (t: Table) => `CREATE TABLE ${t.name} (${t.cols.map(([n, ty]) => `${n} ${PG_TYPES[ty]}`).join(', ')})`;
+const insert = (t: Table) => `INSERT INTO ${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`;
+
+/** A private redis-server on a free port. */
+class OwnRedis {
+  private constructor(readonly port: number, private readonly child: ChildProcess, private readonly dir: string) {}
+  static async start(): Promise<OwnRedis> {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'shoal-hot-redis-'));
+    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+    for (let i = 0; i < 300; i++) {
+      const ok = await new Promise<boolean>((resolve) => {
+        const s = new Socket();
+        s.once('connect', () => (s.destroy(), resolve(true)));
+        s.once('error', () => resolve(false));
+        s.connect(port, '127.0.0.1');
+      });
+      if (ok) return new OwnRedis(port, child, dir);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    child.kill('SIGKILL');
+    throw new Error('redis-server did not start');
+  }
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+  async kill(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      this.child.once('exit', () => resolve());
+      this.child.kill('SIGKILL');
+    });
+  }
+  async stop(): Promise<void> {
+    await this.kill();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+type Answer = { ok: true; rows: string[]; columns: string; hot: boolean } | { ok: false; code: string };
+const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
+
+async function answer(instance: ShoalInstance, sql: string, v: Viewer): Promise<Answer> {
+  try {
+    const r = await instance.query({ sql, role: v.role, vars: v.vars }, new AbortController().signal);
+    const rows: string[] = [];
+    for await (const b of r.batches) for (const row of b) rows.push(json(row));
+    return { ok: true, rows: rows.sort(), columns: JSON.stringify(r.columns), hot: r.headers?.['x-shoal-hot'] !== undefined };
+  } catch (e) {
+    if (e instanceof ShoalError) return { ok: false, code: e.code };
+    throw e;
+  }
+}
+const same = (a: Answer) => (a.ok ? { ok: true, rows: a.rows, columns: a.columns } : a);
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const KINDS_DDL = `CREATE TABLE kinds (id integer, amount numeric(12,2), big numeric(38,10), n bigint, d double precision, r real, b boolean,
+  ts timestamp, tz timestamptz, dt date, tm time, j jsonb, js json, u uuid, iv interval, t text, s smallint)`;
+const KINDS_ROWS = [
+  `(1, 12.30, 123456789012345678901234567.0123456789, 9223372036854775807, 0.1, 0.1, true, '2024-02-29 23:59:59.999999', '2024-01-01 10:00:00+02', '2024-02-29', '10:11:12.5', '{"a": [1, 2.50, "x"]}', '{"b" : 1}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '1 year 2 days 00:00:03.5', 'it''s', -3)`,
+  `(2, -0.01, 0, -9223372036854775808, 1e308, -2.5, false, '1999-12-31 00:00:00', '1970-01-01 00:00:00+00', '1999-12-31', '00:00:00', 'null', '[]', '00000000-0000-0000-0000-000000000000', '-3 hours', '', 32767)`,
+  `(3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`,
+  `(4, 99999999.99, -1.5, 42, 'NaN', 3.4e38, true, '2024-06-15 12:00:00.5', '2024-06-15 12:00:00.5-07', '0044-03-15 BC', '23:59:59.999999', '{"nested": {"k": null}}', '"s"', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '1 mon -1 days', 'ünïcødé ✓', 0)`,
+];
+const KINDS_YAML = `  - source_id: dim
+    domain_id: sales
+    table: kinds
+    hot: true
+    columns:
+${['id', 'amount', 'big', 'n', 'd', 'r', 'b', 'ts', 'tz', 'dt', 'tm', 'j', 'js', 'u', 'iv', 't', 's'].map((c) => `      - {name: ${c}}`).join('\n')}
+`;
+
+describe.skipIf(postgres.skip || redisService.skip)('hot tables over real Redis and PostgreSQL', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shoal-hot-it-'));
+  const url = postgres.skip ? undefined : new URL(postgres.url as string);
+  const pgLine = (id: string) => `{id: ${id}, type: postgresql, host: "${url!.hostname}", port: ${url!.port}, database: ${DB}, username: "${decodeURIComponent(url!.username)}"}`;
+  let admin: pg.Client;
+  let db: pg.Client;
+  const instances: ShoalInstance[] = [];
+  const redises: OwnRedis[] = [];
+
+  const yamlFor = (redisUrl: string | undefined, bounds = '') => {
+    const extra = `${redisUrl ? `cache: {redis_url: "${redisUrl}"}\n` : ''}${bounds ? `hot_tables: {${bounds}}\n` : ''}`;
+    const y = hotSalesYaml({ src: pgLine('src'), dim: pgLine('dim'), extra });
+    return y.replace('roles:\n', `${KINDS_YAML}roles:\n`);
+  };
+  const start = async (yaml: string, opts: { hot?: false; metrics?: MetricsRegistry; importConfig?: boolean } = {}) => {
+    const { config } = loadConfig(yaml);
+    const i = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, ...opts });
+    instances.push(i);
+    return i;
+  };
+  const redisStart = async () => {
+    const r = await OwnRedis.start();
+    redises.push(r);
+    return r;
+  };
+
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${DB}`);
+    await admin.query(`CREATE DATABASE ${DB}`);
+    db = new pg.Client({ connectionString: postgres.url?.replace(/\/[^/]*$/, `/${DB}`) });
+    await db.connect();
+    for (const t of data) {
+      await db.query(ddl(t));
+      await db.query(insert(t));
+    }
+    await db.query(KINDS_DDL);
+    await db.query(`INSERT INTO kinds VALUES ${KINDS_ROWS.join(', ')}`);
+  });
+
+  afterAll(async () => {
+    for (const i of instances) await i.close().catch(() => undefined);
+    for (const r of redises) await r.stop();
+    await db?.end();
+    await admin?.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`).catch(() => undefined);
+    await admin?.end();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('law: hot, hot with Redis killed mid-run, and cache disabled return the same multiset', async () => {
+    const redis = await redisStart();
+    const metrics = new MetricsRegistry();
+    const hot = await start(yamlFor(redis.url), { metrics });
+    const live = await start(yamlFor(undefined), { hot: false, importConfig: false });
+    expect(hot.hot!.backendKind).toBe('redis');
+    expect(hot.hot!.status().find((s) => s.table === 'sales.customers')?.state).toBe('cached');
+    let run = 0;
+    let inlinedBefore = 0;
+    let liveAfter = 0;
+    await fc.assert(
+      fc.asyncProperty(lawQueryArb, viewerArb, async (sql, viewer) => {
+        if (++run === 60) await redis.kill(); // mid-run: no client error, answers unchanged
+        const a = await answer(hot, sql, viewer);
+        const b = await answer(live, sql, viewer);
+        expect(same(a)).toEqual(same(b));
+        if (a.ok && a.hot && run < 60) inlinedBefore++;
+        if (a.ok && !a.hot && run > 60) liveAfter++;
+        if (run > 60) expect(a.ok && a.hot).toBe(false); // an unreachable Redis means nothing is served from the cache
+      }),
+      { numRuns: 120 },
+    );
+    expect(inlinedBefore).toBeGreaterThan(10);
+    expect(liveAfter).toBeGreaterThan(10);
+    expect(metrics.value('shoal_cache_hits_total', { tier: 'hot' })).toBeGreaterThanOrEqual(inlinedBefore);
+    expect(metrics.value('shoal_cache_fallbacks_total', { tier: 'hot' })).toBeGreaterThan(0);
+    expect(metrics.render()).toMatch(/shoal_cache_bytes\{tier="hot"\} \d+/);
+  }, 600_000);
+
+  it('type fidelity: a hot table of every common PostgreSQL type answers exactly as live (types, cells, equality)', async () => {
+    const redis = await redisStart();
+    const hot = await start(yamlFor(redis.url));
+    const live = await start(yamlFor(undefined), { hot: false, importConfig: false });
+    expect(hot.hot!.status().find((s) => s.table === 'sales.kinds')).toMatchObject({ state: 'cached', rows: 4 });
+    const queries = [
+      'SELECT k.*, p.amount AS pa FROM sales.kinds k JOIN sales.payments p ON p.id = k.id',
+      'SELECT k.id FROM sales.kinds k JOIN sales.payments p ON p.id = k.id WHERE k.amount = 12.3 OR k.big = -1.5 OR k.n = 9223372036854775807',
+      "SELECT k.id, k.ts, k.dt FROM sales.kinds k JOIN sales.payments p ON p.id = k.id WHERE k.ts > TIMESTAMP '2000-01-01 00:00:00' OR k.dt = DATE '1999-12-31'",
+      'SELECT k.id, k.amount * 2 AS a2, k.big + 1 AS b1, k.d / 2 AS d2, k.n / 2 AS n1, k.s - 1 AS s1 FROM sales.kinds k JOIN sales.payments p ON p.id = k.id WHERE k.n IS NOT NULL',
+      "SELECT k.id, k.j, k.js, k.u, k.iv, k.tm, k.tz, k.t FROM sales.kinds k JOIN sales.payments p ON p.id = k.id WHERE k.t <> '' OR k.b",
+      'SELECT k.b, count(*) AS n, sum(k.amount) AS total, max(k.ts) AS latest FROM sales.kinds k JOIN sales.payments p ON p.id = k.id GROUP BY k.b',
+    ];
+    for (const sql of queries) {
+      const a = await answer(hot, sql, VIEWERS[0]!);
+      const b = await answer(live, sql, VIEWERS[0]!);
+      expect(a.ok && a.hot, sql).toBe(true);
+      expect(same(a), sql).toEqual(same(b));
+    }
+  }, 120_000);
+
+  it('bounds: one row over max_rows, or one byte over max_bytes, is not cached and Redis sees no write', async () => {
+    const redis = await redisStart();
+    const r = new Redis(redis.url);
+    try {
+      const writes = async () => {
+        const info = await r.info('commandstats');
+        // blobs are written only through the conditional-write script (EVAL); invalidations INCR
+        return ['eval', 'incr'].map((c) => Number(new RegExp(`cmdstat_${c}:calls=(\\d+)`).exec(info)?.[1] ?? 0)).reduce((x, y) => x + y, 0);
+      };
+      const blob = 'provisa:hot:sales.customers:blob';
+      const customers = data.find((t) => t.name === 'customers')!.rows.length;
+      // exactly at the row bound: cached, its blob in Redis
+      const at = await start(yamlFor(redis.url, `max_rows: ${customers}`), { importConfig: false });
+      const cached = at.hot!.status().find((s) => s.table === 'sales.customers')!;
+      expect(cached.state).toBe('cached');
+      expect(await r.exists(blob)).toBe(1);
+      const bytes = cached.bytes!;
+      expect(bytes).toBe(Buffer.byteLength((await r.get(blob))!.slice((await r.get(blob))!.indexOf('\n') + 1), 'utf8'));
+      await at.close();
+      await r.flushall();
+      // one row over
+      let before = await writes();
+      const overRows = await start(yamlFor(redis.url, `max_rows: ${customers - 1}`), { importConfig: false });
+      expect(overRows.hot!.status().find((s) => s.table === 'sales.customers')).toMatchObject({ state: 'over_rows' });
+      expect(await r.exists(blob)).toBe(0);
+      const q = await answer(overRows, 'SELECT c.id, p.id AS pid FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id', VIEWERS[0]!);
+      expect(q.ok && !q.hot && q.rows.length > 0).toBe(true); // served live, no error
+      await overRows.hot!.settled();
+      expect(await r.exists(blob)).toBe(0);
+      expect(await r.exists('provisa:hot:sales.customers:gen')).toBe(0);
+      await overRows.close();
+      // kinds is cached by this instance (within bounds): count only customers' keys
+      expect((await r.keys('provisa:hot:sales.customers:*'))).toEqual([]);
+      await r.flushall();
+      // exactly at the byte bound: cached; one byte under it: not cached, no write
+      const atBytes = await start(yamlFor(redis.url, `max_bytes: ${bytes}`), { importConfig: false });
+      expect(atBytes.hot!.status().find((s) => s.table === 'sales.customers')).toMatchObject({ state: 'cached', bytes });
+      await atBytes.close();
+      await r.flushall();
+      before = await writes();
+      const overBytes = await start(yamlFor(redis.url, `max_bytes: ${bytes - 1}`), { importConfig: false });
+      expect(overBytes.hot!.status().find((s) => s.table === 'sales.customers')).toMatchObject({ state: 'over_bytes' });
+      expect(await r.keys('provisa:hot:sales.customers:*')).toEqual([]);
+      const kindsBytes = overBytes.hot!.status().find((s) => s.table === 'sales.kinds')!;
+      // the only writes are those of the tables within bounds (kinds, if it fits)
+      expect((await writes()) - before).toBe(kindsBytes.state === 'cached' ? 1 : 0);
+      await overBytes.close();
+    } finally {
+      r.disconnect();
+    }
+  }, 120_000);
+
+  it('two instances sharing Redis: an invalidation on one is honoured by the other (pub/sub, no TTL wait)', async () => {
+    const redis = await redisStart();
+    const a = await start(yamlFor(redis.url, 'refresh_interval: 3600'), { importConfig: false });
+    const b = await start(yamlFor(redis.url, 'refresh_interval: 3600'), { importConfig: false });
+    const sql = 'SELECT c.id, c.name FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id WHERE c.id = 7';
+    const statusOf = (i: ShoalInstance) => i.hot!.status().find((s) => s.table === 'sales.customers')!;
+    const before = await answer(b, sql, VIEWERS[0]!);
+    expect(before.ok && before.hot).toBe(true);
+    const genBefore = statusOf(b).generation;
+    await db.query("UPDATE customers SET name = 'renamed-in-source' WHERE id = 7");
+    try {
+      // B still serves its cached rows: the change is invisible until an invalidation
+      const stale = await answer(b, sql, VIEWERS[0]!);
+      expect(stale.ok && stale.hot && stale.rows.every((r) => !r.includes('renamed-in-source'))).toBe(true);
+      expect(await a.invalidateCaches('sales.customers')).toEqual({ propagated: true });
+      // poll B (generous timeout, no timed assertion) until it has reloaded under the new generation
+      await until('B to reload', () => statusOf(b).state === 'cached' && statusOf(b).generation !== genBefore);
+      const after = await answer(b, sql, VIEWERS[0]!);
+      expect(after.ok && after.hot && after.rows.some((r) => r.includes('renamed-in-source'))).toBe(true);
+    } finally {
+      await db.query(`UPDATE customers SET name = 'name-7-${['EU', 'US', 'APAC'][7 % 3]}' WHERE id = 7`);
+    }
+  }, 120_000);
+});
