@@ -14,7 +14,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { realSchedule, startHeartbeat, type Schedule } from '../../core/lease/index.js';
+import { realSchedule, startHeartbeat, type LeaseGrant, type Schedule } from '../../core/lease/index.js';
 import type { Instant } from '../edn/index.js';
 import type { EventStore } from '../store/store.js';
 import { backoffMs, type Backoff } from './backoff.js';
@@ -78,6 +78,8 @@ export class EffectsRunner {
   private cancel: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** Aborts an in-flight POST when the server stops. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly o: EffectsRunnerOptions) {
     this.writer = o.writer ?? defaultWriter();
@@ -106,6 +108,7 @@ export class EffectsRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     this.cancel?.();
+    this.stopping.abort(new Error('tik serve is stopping'));
     await this.running;
   }
 
@@ -134,7 +137,7 @@ export class EffectsRunner {
       try {
         for (const row of await ledger.due(pipeline)) {
           if (beat.signal.aborted || this.stopped) break;
-          const r = await this.deliver(beat.current(), row, beat.signal);
+          const r = await this.deliver(beat.current(), row, AbortSignal.any([beat.signal, this.stopping.signal]));
           totals[r]++;
         }
       } finally {
@@ -148,7 +151,7 @@ export class EffectsRunner {
     return this.lastRound;
   }
 
-  private async deliver(grant: Parameters<DeliveryLedger['beginAttempt']>[0], row: DeliveryRow, signal: AbortSignal): Promise<'delivered' | 'failed' | 'dead' | 'lost'> {
+  private async deliver(grant: LeaseGrant, row: DeliveryRow, signal: AbortSignal): Promise<'delivered' | 'failed' | 'dead' | 'lost'> {
     const { ledger, maxAttempts } = this.o;
     if (row.attempts >= maxAttempts) {
       // The last allowed attempt started but its sender stopped before recording an outcome.

@@ -1,7 +1,8 @@
 /**
  * One webhook attempt: `POST url` with the delivery's JSON body and its key in `Idempotency-Key`.
  * A 2xx answer is a delivery; anything else (another status, a refused connection, a timeout, an
- * abort because the sender's lease was lost) is a failure with a short reason. Never throws.
+ * abort because the sender's lease was lost or the server is stopping) is a failure with a short
+ * reason. Never throws.
  */
 
 export interface WebhookRequest {
@@ -37,7 +38,7 @@ export function httpWebhookSender(timeoutMs: number): SendWebhook {
       await res.arrayBuffer().catch(() => undefined);
       return res.status >= 200 && res.status < 300 ? { ok: true, status: res.status } : { ok: false, error: `HTTP ${res.status}` };
     } catch (e) {
-      if (signal.aborted) return { ok: false, error: 'aborted: the lease was lost' };
+      if (signal.aborted) return { ok: false, error: `aborted: ${signal.reason instanceof Error ? signal.reason.message : 'the sender stopped'}` };
       if (timeout.aborted) return { ok: false, error: `no answer within ${timeoutMs} ms` };
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       return { ok: false, error: cause?.code ?? cause?.message ?? (e as Error).message };

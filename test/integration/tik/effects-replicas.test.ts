@@ -6,15 +6,15 @@
  * the lease expires, carrying the same Idempotency-Key.
  */
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openSqlClient } from '../../../src/core/sql/open-sql-client.js';
 import { DeliveryLedger, effectKey, type DeliveryRow } from '../../../src/tik/effects/index.js';
 import { startServer, type ServerProcess } from '../../support/processes.js';
 import { service } from '../../support/service.js';
+import { freePort } from '../../support/services.js';
 import { cleanup, tempDir } from '../../tik/cli/harness.js';
-import { deployStore, startReceiver, type Receiver } from '../../tik/effects/effects-fixture.js';
+import { deployStore, startReceiver, until, type Receiver } from '../../tik/effects/effects-fixture.js';
 
 const postgres = service('postgres');
 const LEASE_MS = 1_500;
@@ -28,29 +28,6 @@ afterEach(async () => {
   receiver = undefined;
 });
 afterAll(() => dirs.forEach(cleanup));
-
-const freePort = (): Promise<number> =>
-  new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `check` returns a value (the deadline only guards against a hang; nothing is timed). */
-async function until<T>(what: string, check: () => Promise<T | undefined>, deadlineMs = 60_000): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 interface Replica {
   readonly dir: string;
