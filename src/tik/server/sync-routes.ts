@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { CodedError } from '../../core/errors.js';
+import { ShardStore } from '../shard/shard-store.js';
 import type { EventStore } from '../store/store.js';
+import { decodeBundle } from '../sync/bundle.js';
 import { SYNC_PATHS } from '../sync/http-transport.js';
 import { SyncResponder } from '../sync/responder.js';
 import type { ReconcileOptions } from '../sync/reconciler.js';
@@ -34,6 +36,11 @@ export function syncRoutes(store: EventStore, options: ReconcileOptions = {}) {
     const bodyOf = (b: unknown): Uint8Array => (b instanceof Uint8Array ? b : new Uint8Array(0));
     app.post(SYNC_PATHS.reconcile, (req, res) => handle(res, () => responder.reconcile(bodyOf(req.body))));
     app.post(SYNC_PATHS.fetch, (req, res) => handle(res, () => responder.fetch(bodyOf(req.body))));
-    app.post(SYNC_PATHS.push, (req, res) => handle(res, () => responder.push(bodyOf(req.body))));
+    app.post(SYNC_PATHS.push, (req, res) =>
+      handle(res, async () => {
+        if (store instanceof ShardStore) store.admitBundle(decodeBundle(bodyOf(req.body)));
+        return responder.push(bodyOf(req.body));
+      }),
+    );
   };
 }

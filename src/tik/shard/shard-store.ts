@@ -1,6 +1,7 @@
 import { TikError } from '../errors.js';
 import { SideFileDelegate } from '../store/side-file-delegate.js';
 import type { EventStore, StoredEvent, StoreKind } from '../store/store.js';
+import type { Bundle } from '../sync/bundle.js';
 import { ownsTicket, shardOf, shardText, type ShardSpec } from './shard-spec.js';
 
 /**
@@ -27,6 +28,16 @@ export class ShardStore extends SideFileDelegate implements EventStore {
 
   owns(ticket: string): boolean {
     return ownsTicket(this.shard, ticket);
+  }
+
+  /**
+   * Refuses (`sync/refused`) a bundle naming any ticket of another shard, before anything of it
+   * is stored (a push from a misconfigured peer writes nothing, not even its definitions).
+   */
+  admitBundle(bundle: Bundle): void {
+    for (const r of [...bundle.events, ...bundle.sidecars, ...bundle.blobs]) {
+      if (!this.owns(r.ticket)) throw this.refuse(r.ticket, 'a record');
+    }
   }
 
   private refuse(ticket: string, what: string): TikError {
