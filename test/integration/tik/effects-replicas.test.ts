@@ -14,7 +14,7 @@ import { startServer, type ServerProcess } from '../../support/processes.js';
 import { service } from '../../support/service.js';
 import { freePort } from '../../support/services.js';
 import { cleanup, tempDir } from '../../tik/cli/harness.js';
-import { deployStore, startReceiver, until, type Receiver } from '../../tik/effects/effects-fixture.js';
+import { closedPort, deployStore, startReceiver, until, type Receiver } from '../../tik/effects/effects-fixture.js';
 
 const postgres = service('postgres');
 const LEASE_MS = 1_500;
@@ -72,6 +72,7 @@ async function startFleet(ledgerUrl: string, hooks: string): Promise<Replica[]> 
           TIK_EFFECTS_LEASE_MS: String(LEASE_MS),
           TIK_EFFECTS_BACKOFF_MS: '200',
           TIK_EFFECTS_TIMEOUT_MS: '60000',
+          TIK_EFFECTS_MAX_ATTEMPTS: '3',
         },
       });
       running.add(r.proc);
@@ -123,8 +124,10 @@ for (const ledger of ledgers) {
     it('deliver every stage-reached webhook exactly once, whichever replica saw the stage first', async () => {
       receiver = await startReceiver();
       const url = await ledger.url();
+      const gone = `http://127.0.0.1:${await closedPort()}/gone`;
       const hooks = `{:effects [{:stage :requested :url "${receiver.url}/requested" :process :deploy}
-                                {:stage :approved :url "${receiver.url}/approved" :pipeline :release}]}`;
+                                {:stage :approved :url "${receiver.url}/approved" :pipeline :release}
+                                {:stage :approved :url "${gone}" :pipeline :broken}]}`;
       const replicas = await startFleet(url, hooks);
       const tickets: string[] = [];
       for (const [i, r] of replicas.entries()) tickets.push((await post(r, 'new', ['deploy', '--title', `from replica ${i}`])).ticket);
@@ -145,9 +148,21 @@ for (const ledger of ledgers) {
       expect(receiver.received.map((r) => r.key).sort()).toEqual(expected);
       expect(receiver.received.every((r) => r.attempt === '1')).toBe(true);
       const view = await effectsOf(replicas[0]!);
-      expect(view.deliveries.map((d) => [d.key, d.state, d.attempts]).sort()).toEqual(expected.map((k) => [k, 'delivered', 1]));
+      const toReceiver = (v: EffectsView) => v.deliveries.filter((d) => d.url.startsWith(receiver!.url));
+      expect(toReceiver(view).map((d) => [d.key, d.state, d.attempts]).sort()).toEqual(expected.map((k) => [k, 'delivered', 1]));
       // the same ledger seen from every replica
-      for (const r of replicas.slice(1)) expect((await effectsOf(r)).deliveries.map((d) => d.key).sort()).toEqual(expected);
+      for (const r of replicas.slice(1)) expect(toReceiver(await effectsOf(r)).map((d) => d.key).sort()).toEqual(expected);
+      // the unreachable hook is retried with backoff and dead-lettered after 3 attempts, visible on every replica
+      const dead = await until('the unreachable hook to be dead-lettered', async () => {
+        const rows = (await (await fetch(`${replicas[2]!.url}/effects?state=dead`)).json() as EffectsView).deliveries;
+        return rows.length === 2 ? rows : undefined;
+      });
+      expect(dead.map((d) => d.key).sort()).toEqual(tickets.slice(0, 2).map((t) => effectKey(t, ':approved', { type: 'webhook', url: gone })).sort());
+      for (const d of dead) {
+        expect(d.attempts).toBe(3);
+        expect(d.lastError).toMatch(/ECONNREFUSED/);
+      }
+      expect(receiver.received.map((r) => r.key).sort()).toEqual(expected);
       for (const r of replicas) expect(r.proc!.output()).not.toMatch(/\n\s+at .*\.js:\d+/);
     }, 120_000);
 
