@@ -40,7 +40,7 @@ interface EffectsView {
   writer: string;
   rounds: number;
   deliveries: DeliveryRow[];
-  pipelines: { pipeline: string; writer: string | null; live: boolean; epoch: number }[];
+  pipelines: { pipeline: string; writer: string | null; live: boolean; epoch: number; untilMs: number | null }[];
 }
 
 const effectsOf = async (r: Replica): Promise<EffectsView> => (await fetch(`${r.url}/effects`)).json() as Promise<EffectsView>;
@@ -199,6 +199,8 @@ for (const ledger of ledgers) {
       });
       expect(row.attempts).toBe(2);
       expect(row.deliveredBy).not.toBe(lease.writer);
+      // on the database clock, the retry was recorded after the dead holder's lease (as last seen) ended
+      expect(row.deliveredAt!).toBeGreaterThanOrEqual(lease.untilMs!);
       expect(survivors.map((r) => r.proc!.output()).join('')).toMatch(/took over an expired lease/);
       // read the ledger directly too: the recording grant came after the dead holder's epoch
       const db = await openSqlClient(url);
