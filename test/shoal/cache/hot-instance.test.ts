@@ -2,7 +2,8 @@
  * Hot tables through a real instance (registry, DuckDB, in-process cache) over two SQLite files:
  * the hot path answers exactly as the live path for every viewer (law S5/S6), the cached rows are
  * governed (RLS, masks, hidden columns), no caller SQL reaches the cached relation, and
- * invalidation (admin API) and the refresh loop bring changed rows in.
+ * invalidation (admin API) and the refresh loop bring changed rows in. The result cache is off,
+ * so every answer is computed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,7 +80,7 @@ describe('hot tables through a real instance (in-process cache)', () => {
   beforeAll(async () => {
     writeDb(join(dir, 'dim.db'), table('customers'));
     writeDb(join(dir, 'shop.db'), table('payments'));
-    const yaml = hotSalesYaml({ src: '{id: src, type: sqlite, path: shop.db}', dim: '{id: dim, type: sqlite, path: dim.db}', extra: 'hot_tables: {refresh_interval: 60}\n' });
+    const yaml = hotSalesYaml({ src: '{id: src, type: sqlite, path: shop.db}', dim: '{id: dim, type: sqlite, path: dim.db}', extra: 'hot_tables: {refresh_interval: 60}\ncache: {enabled: false}\n' });
     const { config } = loadConfig(yaml);
     hot = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, metrics, hot: { clock: () => now, timer } });
     live = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, importConfig: false, hot: false });

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hotRelationBody, hotRelationName, isHotCacheableType, uncacheableCell } from '../../../src/shoal/cache/hot-values.js';
+import { VALUES_MAX_ROWS, hotRelationBody, hotRelationName, isHotCacheableType, uncacheableCell } from '../../../src/shoal/cache/hot-values.js';
 import { DuckDbEngine } from '../../../src/shoal/engine/duckdb/duckdb-engine.js';
 import type { Cell, ColumnInfo } from '../../../src/shoal/engine/engine.js';
 
@@ -61,9 +61,9 @@ describe('hot relation bodies', () => {
     fc.array(fc.tuple(...idx.map((i) => fc.option(TYPES[i]![1], { freq: 5 }))), { minLength: 0, maxLength: 6 }).map((rows) => ({ types: idx.map((i) => TYPES[i]![0]), rows })),
   );
 
-  it('law: a bound body has the live relation\'s column types and cells, for every cacheable type', async () => {
+  it('law: a bound body has the live relation\'s column types and cells, for every cacheable type, in both forms', async () => {
     await fc.assert(
-      fc.asyncProperty(tableArb, async ({ types, rows }) => {
+      fc.asyncProperty(tableArb, fc.constantFrom('values' as const, 'json' as const), async ({ types, rows }, form) => {
         const names = types.map((_, i) => `col ${i}"x`); // names that need quoting
         const select = (r: readonly (string | null)[]) => `SELECT ${types.map((t, i) => `CAST(${r[i] ?? 'NULL'} AS ${t}) AS "${names[i]!.replace(/"/g, '""')}"`).join(', ')}`;
         const liveSql = rows.length === 0 ? `${select(types.map(() => null))} WHERE false` : rows.map((r) => select(r)).join(' UNION ALL ');
@@ -71,21 +71,35 @@ describe('hot relation bodies', () => {
         const columns = live.columns.length ? live.columns : types.map((t, i) => ({ name: names[i]!, type: t }));
         for (const c of columns) expect(isHotCacheableType(c.type)).toBe(true);
         for (const r of live.rows) r.forEach((cell, i) => expect(uncacheableCell(cell, columns[i]!.type)).toBeUndefined());
-        const bound = await run(engine, `WITH ${hotRelationName('a.b')} AS (${hotRelationBody(columns, live.rows)}) SELECT * FROM ${hotRelationName('a.b')}`);
+        const bound = await run(engine, `WITH ${hotRelationName('a.b')} AS (${hotRelationBody(columns, live.rows, form)}) SELECT * FROM ${hotRelationName('a.b')}`);
         if (live.rows.length > 0) expect(bound.columns).toEqual(live.columns);
         const canon = (rs: Cell[][]) => rs.map((r) => JSON.stringify(r)).sort();
         expect(canon(bound.rows)).toEqual(canon(live.rows));
         // equality semantics: every bound row joins its live row on all columns
         if (live.rows.length > 0 && types.every((t) => t !== 'JSON')) {
           const on = columns.map((c) => `a."${c.name.replace(/"/g, '""')}" IS NOT DISTINCT FROM b."${c.name.replace(/"/g, '""')}"`).join(' AND ');
-          const j = await run(engine, `SELECT count(*) FROM (SELECT DISTINCT * FROM (${liveSql})) a JOIN (SELECT DISTINCT * FROM (${hotRelationBody(columns, live.rows)})) b ON ${on}`);
+          const j = await run(engine, `SELECT count(*) FROM (SELECT DISTINCT * FROM (${liveSql})) a JOIN (SELECT DISTINCT * FROM (${hotRelationBody(columns, live.rows, form)})) b ON ${on}`);
           const distinct = await run(engine, `SELECT count(*) FROM (SELECT DISTINCT * FROM (${liveSql}))`);
           expect(j.rows[0]![0]).toEqual(distinct.rows[0]![0]);
         }
       }),
-      { numRuns: 150 },
+      { numRuns: 250 },
     );
   }, 120_000);
+
+  it('tables past VALUES_MAX_ROWS use the single-literal form, with the same answer', async () => {
+    const columns = [{ name: 'id', type: 'BIGINT' }, { name: 'amount', type: 'DECIMAL(12,2)' }, { name: 'note', type: 'VARCHAR' }];
+    const rows: Cell[][] = Array.from({ length: VALUES_MAX_ROWS + 1 }, (_, i) => [String(i), `${i}.5${i % 10}`, i % 7 === 0 ? null : `it's ${i}`]);
+    const body = hotRelationBody(columns, rows);
+    expect(body).not.toContain('VALUES');
+    expect(hotRelationBody(columns, rows.slice(0, VALUES_MAX_ROWS))).toContain('VALUES');
+    const a = await run(engine, `SELECT * FROM (${body}) AS v`);
+    const b = await run(engine, `SELECT * FROM (${hotRelationBody(columns, rows, 'values')}) AS v`);
+    const canon = (rs: Cell[][]) => rs.map((r) => JSON.stringify(r)).sort();
+    expect(canon(a.rows)).toEqual(canon(rows));
+    expect(canon(b.rows)).toEqual(canon(rows));
+    expect(a.columns).toEqual(columns);
+  });
 
   it('an empty table keeps its column types', async () => {
     const columns = [{ name: 'd', type: 'DECIMAL(12,2)' }, { name: 't', type: 'TIMESTAMP' }];

@@ -1,0 +1,135 @@
+/**
+ * Hot tables, measured side by side in one run (a ratio, never a timed assertion): a dimension
+ * join — N facts in a Parquet file (scanned in place) joined with a 1,000-row dimension that the
+ * engine otherwise lands from its source per query — through an instance with the dimension hot
+ * (bound to its cached rows as typed VALUES) against the same instance config with hot tables
+ * off. The dimension lives in SQLite, and in PostgreSQL too when its binaries are installed (a
+ * throwaway server is started for the run). Both instances must answer identically; the run
+ * checks that before it measures.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { loadConfig } from '../../src/shoal/config/load-config.js';
+import { ShoalInstance } from '../../src/shoal/instance/instance.js';
+import { isMissing, startPostgres } from '../../test/support/services.js';
+import type { BenchResult } from '../tik/measure.js';
+
+const DIM_ROWS = 1000;
+
+async function timed(f: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await f();
+  return performance.now() - t;
+}
+const middle = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function answer(instance: ShoalInstance, sql: string): Promise<{ rows: string; hot: boolean }> {
+  const r = await instance.query({ sql, role: 'analyst', vars: { 'provisa.user_region': 'eu' } }, new AbortController().signal);
+  const rows: unknown[] = [];
+  for await (const b of r.batches) rows.push(...b);
+  return { rows: JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)), hot: r.headers?.['x-shoal-hot'] !== undefined };
+}
+
+function yaml(dimSource: string): string {
+  return `control_plane: {tenant_url: "sqlite:///registry.db"}
+domains: [{id: bench}]
+sources:
+  - {id: files, type: parquet, path: facts.parquet}
+  - ${dimSource}
+tables:
+  - source_id: files
+    domain_id: bench
+    table: facts
+    columns:
+      - {name: id, data_type: bigint}
+      - {name: dim_id, data_type: bigint}
+      - {name: amount, data_type: double}
+  - source_id: dims
+    domain_id: bench
+    table: dims
+    hot: true
+    columns:
+      - {name: id, data_type: bigint}
+      - {name: region, data_type: varchar}
+      - {name: label, data_type: varchar}
+      - {name: owner, data_type: varchar, unmasked_to: [admin], mask_type: regex, mask_pattern: "^(.{2}).*$", mask_replace: "$1***"}
+roles:
+  - {id: admin, capabilities: [admin, query_development, full_results], domain_access: ["*"]}
+  - {id: analyst, capabilities: [query_development, full_results], domain_access: [bench]}
+rls_rules:
+  - {table_id: dims, role_id: analyst, filter: "region = current_setting('provisa.user_region')"}
+hot_tables: {max_rows: ${DIM_ROWS}, refresh_interval: 3600}
+cache: {enabled: false}
+`;
+}
+
+async function measure(dir: string, label: string, dimSource: string, rows: number, runs: number): Promise<BenchResult> {
+  writeFileSync(join(dir, 'shoal.yaml'), yaml(dimSource));
+  const { config } = loadConfig({ path: join(dir, 'shoal.yaml') });
+  const hot = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000 });
+  const live = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, importConfig: false, hot: false });
+  try {
+    const sql = 'SELECT d.label, count(*) AS n, sum(f.amount) AS total, min(d.owner) AS o FROM bench.facts f JOIN bench.dims d ON d.id = f.dim_id GROUP BY d.label ORDER BY d.label';
+    const a = await answer(hot, sql);
+    const b = await answer(live, sql);
+    if (!a.hot || b.hot || a.rows !== b.rows) throw new Error(`hot bench (${label}): the hot and live instances disagree, or the dimension was not inlined`);
+    // alternate the two so a busy machine slows both alike
+    const liveTimes: number[] = [];
+    const hotTimes: number[] = [];
+    await answer(live, sql);
+    await answer(hot, sql);
+    for (let i = 0; i < runs; i++) {
+      liveTimes.push(await timed(() => answer(live, sql)));
+      hotTimes.push(await timed(() => answer(hot, sql)));
+    }
+    const liveMs = middle(liveTimes);
+    const hotMs = middle(hotTimes);
+    return { name: `shoal hot: dimension join (${label})`, floorMs: liveMs, ms: hotMs, note: `${rows} facts × ${DIM_ROWS}-row dimension, RLS + mask; hot vs landed per query (<1 = hot faster)` };
+  } finally {
+    await hot.close();
+    await live.close();
+  }
+}
+
+export async function benchHot(rows: number, runs: number): Promise<BenchResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'shoal-bench-hot-'));
+  const results: BenchResult[] = [];
+  try {
+    const raw = await DuckDBInstance.create(':memory:', { threads: '2' });
+    const rc = await raw.connect();
+    await rc.run(`COPY (SELECT i AS id, (i * 7919) % ${DIM_ROWS} AS dim_id, (i % 1000) / 10.0 AS amount FROM range(${rows}) t(i)) TO '${join(dir, 'facts.parquet')}' (FORMAT parquet)`);
+    rc.closeSync();
+    const dimRows = Array.from({ length: DIM_ROWS }, (_, i) => [i, ['eu', 'us', 'apac'][i % 3]!, `label-${i % 50}`, `owner${i}@example.com`] as const);
+    const db = new Database(join(dir, 'dims.db'));
+    db.exec('CREATE TABLE dims (id INTEGER, region TEXT, label TEXT, owner TEXT)');
+    const ins = db.prepare('INSERT INTO dims VALUES (?, ?, ?, ?)');
+    for (const r of dimRows) ins.run(...r);
+    db.close();
+    results.push(await measure(dir, 'SQLite dimension', '{id: dims, type: sqlite, path: dims.db}', rows, runs));
+
+    const server = await startPostgres();
+    if (isMissing(server)) {
+      process.stderr.write(`bench: PostgreSQL dimension skipped (${server.missing})\n`);
+      return results;
+    }
+    try {
+      const client = new pg.Client({ connectionString: server.url });
+      await client.connect();
+      await client.query('CREATE TABLE dims (id bigint, region varchar, label varchar, owner varchar)');
+      await client.query(`INSERT INTO dims SELECT i, (ARRAY['eu','us','apac'])[1 + i % 3], 'label-' || (i % 50), 'owner' || i || '@example.com' FROM generate_series(0, ${DIM_ROWS - 1}) i`);
+      await client.end();
+      const u = new URL(server.url);
+      const line = `{id: dims, type: postgresql, host: "${u.hostname}", port: ${u.port}, database: "${u.pathname.slice(1) || 'postgres'}", username: "${decodeURIComponent(u.username)}"}`;
+      results.push(await measure(dir, 'PostgreSQL dimension', line, rows, runs));
+    } finally {
+      await server.stop();
+    }
+    return results;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
