@@ -5,6 +5,7 @@
  *   (bounded by `max_rows`) or has at most `auto_threshold` rows (and at least one); automatic
  *   candidates are promoted lazily, after a query first reads them;
  * - `hot: false`: never.
+ * `auto_threshold: 0` turns automatic selection off (only `hot: true` tables are cached).
  * Derived tables (view_sql, MVs) are never hot: they have no rows of their own to cache.
  */
 import { sha256Hex } from '../../core/hash.js';
@@ -35,6 +36,7 @@ export function hotCandidates(model: CatalogModel, bounds: HotTablesConfig, reac
     const fingerprint = sha256Hex(canonicalJson({ table: t, source: model.sources.find((s) => s.id === t.source_id) ?? null }));
     const base = { key, table: t, fingerprint };
     if (t.hot === true) out.push({ ...base, reason: 'explicit', maxRows: bounds.max_rows });
+    else if (bounds.auto_threshold === 0) continue; // automatic selection off
     else if (manyToOneTargets.has(tableId(t).toLowerCase()) || manyToOneTargets.has(key)) out.push({ ...base, reason: 'relationship', maxRows: bounds.max_rows });
     else out.push({ ...base, reason: 'auto', maxRows: Math.min(bounds.auto_threshold, bounds.max_rows) });
   }
