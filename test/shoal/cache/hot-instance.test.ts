@@ -198,4 +198,61 @@ describe('hot tables through a real instance (in-process cache)', () => {
     const fresh = await answer(hot, joinSql, VIEWERS[0]!);
     expect(fresh.ok && fresh.hot && fresh.rows.some((x) => x.includes('renamed-by-refresh'))).toBe(true);
   });
+
+  it('a registry mutation of the table (admin API) invalidates its cached rows: the next copy is read under the new definition', async () => {
+    changeName('renamed-by-mutation');
+    const before = hot.hot!.status().find((x) => x.table === 'sales.customers')!;
+    const cached = await answer(hot, joinSql, VIEWERS[0]!);
+    expect(cached.ok && cached.hot && cached.rows.every((r) => !r.includes('renamed-by-mutation'))).toBe(true);
+    const table = loadConfig(hotSalesYaml({ src: '{id: src, type: sqlite, path: shop.db}', dim: '{id: dim, type: sqlite, path: dim.db}' })).config.tables.find((t) => t.table === 'customers')!;
+    const r = await app.inject({ method: 'POST', url: '/admin/tables', headers: { 'x-provisa-role': 'admin' }, payload: { ...table, description: 'customers, described' } });
+    expect(r.statusCode).toBe(200);
+    await hot.hot!.settled();
+    const after = hot.hot!.status().find((x) => x.table === 'sales.customers')!;
+    expect(after.state).toBe('cached');
+    expect(after.generation).not.toBe(before.generation);
+    const fresh = await answer(hot, joinSql, VIEWERS[0]!);
+    expect(fresh.ok && fresh.hot && fresh.rows.some((x) => x.includes('renamed-by-mutation'))).toBe(true);
+  });
+});
+
+describe('per-instance (in-process) caches', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shoal-hot-local-'));
+  let a: ShoalInstance;
+  let b: ShoalInstance;
+  let now = 5_000_000;
+
+  beforeAll(async () => {
+    writeDb(join(dir, 'dim.db'), table('customers'));
+    writeDb(join(dir, 'shop.db'), table('payments'));
+    const { config } = loadConfig(hotSalesYaml({ src: '{id: src, type: sqlite, path: shop.db}', dim: '{id: dim, type: sqlite, path: dim.db}', extra: 'hot_tables: {refresh_interval: 30}\ncache: {enabled: false}\n' }));
+    const timer = new ManualTimer(); // never fired: staleness alone decides here
+    a = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, hot: { clock: () => now, timer } });
+    b = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, importConfig: false, hot: { clock: () => now, timer } });
+  }, 60_000);
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('an invalidation reaches only the instance that took it; a peer stays stale at most refresh_interval', async () => {
+    const sql = 'SELECT c.id, c.name FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id WHERE c.id = 5';
+    const db = new Database(join(dir, 'dim.db'));
+    db.prepare("UPDATE customers SET name = 'changed' WHERE id = 5").run();
+    db.close();
+    expect(await a.invalidateCaches('sales.customers')).toEqual({ propagated: true });
+    await a.hot!.settled();
+    const onA = await answer(a, sql, VIEWERS[0]!);
+    expect(onA.ok && onA.hot && onA.rows.some((r) => r.includes('changed'))).toBe(true);
+    const onB = await answer(b, sql, VIEWERS[0]!);
+    expect(onB.ok && onB.hot && onB.rows.every((r) => !r.includes('changed'))).toBe(true); // stale, within the interval
+    expect(b.hot!.backendKind).toBe('memory');
+    now += 30_000; // the interval has passed: B's copy is no longer served
+    const later = await answer(b, sql, VIEWERS[0]!);
+    expect(later.ok && !later.hot && later.rows.some((r) => r.includes('changed'))).toBe(true);
+    await b.hot!.settled();
+    const reloaded = await answer(b, sql, VIEWERS[0]!);
+    expect(reloaded.ok && reloaded.hot && reloaded.rows.some((r) => r.includes('changed'))).toBe(true);
+  });
 });
