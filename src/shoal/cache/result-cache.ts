@@ -114,10 +114,16 @@ export class ResultCache {
     return this.live({ [CACHE_HEADER]: 'MISS' }, (live) => this.tee(live, c.key, c.ttlSeconds * 1000, c.tables));
   }
 
-  /** Drop cached results that read `table` (`<domain>.<table>`), or all of them. Store failures propagate. */
-  async invalidate(table?: string): Promise<void> {
+  /**
+   * Drop cached results that read `table` (`<domain>.<table>`), or all of them. Never throws:
+   * false means the store was unreachable, so entries in it may be served until their TTL ends.
+   */
+  async invalidate(table?: string): Promise<boolean> {
     try {
       await this.store.invalidate(table);
+      return true;
+    } catch {
+      return false;
     } finally {
       this.updateBytes();
     }
