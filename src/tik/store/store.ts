@@ -21,6 +21,18 @@ export interface StoredEvent {
   readonly bytes: Uint8Array;
 }
 
+/** Where an event lives, without its bytes. */
+export interface EventRef {
+  readonly ticket: string;
+  readonly id: string;
+}
+
+/** Where a sidecar lives, without its bytes. */
+export interface SidecarEntry {
+  readonly ticket: string;
+  readonly name: string;
+}
+
 /** One actors line added by `addActor`. */
 export interface ActorEntry {
   readonly name: string;
@@ -50,6 +62,14 @@ export interface EventStore {
   hasEvent(ticket: string, id: string): Promise<boolean>;
   /** The exact bytes appended, or undefined if the event is absent. */
   eventBytes(ticket: string, id: string): Promise<Uint8Array | undefined>;
+  /**
+   * Every event of the store as (ticket, id), in no particular order, WITHOUT reading any event's
+   * bytes (a directory listing, an index, a key-only query). Sync builds its item set from this
+   * and an id-keyed cache of `:event/at` (ids are content addresses, so the cache cannot go
+   * stale), reading bytes only for ids it has not seen. Every backend implements it; a store
+   * that wraps another may leave it out, and callers then read `events(ticket)` per ticket.
+   */
+  allEventIds?(): Promise<readonly EventRef[]>;
 
   // ── sidecars: signatures and witnesses beside events (`<id>.sig.<fpr16>`, `<id>.witness.<fpr16>`)
   /** Stores a sidecar; returns false if one with that name and these bytes was already there. */
@@ -57,6 +77,11 @@ export interface EventStore {
   /** Sidecar names of a ticket, sorted. */
   sidecarNames(ticket: string): Promise<readonly string[]>;
   readSidecar(ticket: string, name: string): Promise<Uint8Array | undefined>;
+  /**
+   * Every sidecar of the store as (ticket, name), in no particular order, without bytes. Optional
+   * like `allEventIds` (callers fall back to `sidecarNames(ticket)` per ticket).
+   */
+  allSidecarNames?(): Promise<readonly SidecarEntry[]>;
 
   // ── blobs: artifact bytes, addressed by `sha256-<hex>` of the raw bytes ─────────────────────
   /** Stores a blob under the ticket and returns its hash (idempotent). */

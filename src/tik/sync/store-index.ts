@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parseEvent } from '../kernel/index.js';
-import type { EventStore } from '../store/store.js';
+import type { EventStore, SidecarEntry, StoredEvent } from '../store/store.js';
 import { SIDECAR_NAME, sha256Id } from '../store/store-names.js';
 import { ItemSet } from './item-set.js';
 import { idBytes, itemTime, type SyncItem } from './sync-item.js';
@@ -31,10 +31,13 @@ export function sidecarItemId(ticket: string, name: string, bytes: Uint8Array): 
   return `sha256-${createHash('sha256').update(`tik-sidecar\n${ticket}\n${name}\n`).update(bytes).digest('hex')}`;
 }
 
-// id → item time. Ids are content addresses, so an entry can never go stale; the cache only
-// saves re-parsing bytes already seen. Bounded to keep a long-running server's memory flat.
+// id → item time. Ids are content addresses, so an entry can never go stale; with a store that
+// lists ids without bytes (`allEventIds`), a round reads only the bytes of ids it has not seen.
+// Bounded to keep a long-running server's memory flat.
 const timeCache = new Map<string, number>();
 const CACHE_MAX = 1_000_000;
+/** Up to this many unseen ids of a ticket are read one by one; more, and the whole ticket is read. */
+const READ_ONE_BY_ONE = 8;
 
 function timeOf(id: string, bytes: Uint8Array): number | undefined {
   const cached = timeCache.get(id);
@@ -51,34 +54,87 @@ function timeOf(id: string, bytes: Uint8Array): number | undefined {
   return ts;
 }
 
+/** Item times of stored events (id → ts); events that do not hash to their id or do not parse are left out. */
+function timesOf(events: readonly StoredEvent[], into = new Map<string, number>()): Map<string, number> {
+  for (const e of events) {
+    const ts = timeOf(e.id, e.bytes);
+    if (ts !== undefined) into.set(e.id, ts);
+  }
+  return into;
+}
+
+/** Ticket → (event id → item time), reading bytes only where the time is not known yet. */
+async function eventTimes(store: EventStore): Promise<Map<string, Map<string, number>>> {
+  const out = new Map<string, Map<string, number>>();
+  if (store.allEventIds === undefined) {
+    for (const ticket of await store.ticketIds()) out.set(ticket, timesOf(await store.events(ticket)));
+    return out;
+  }
+  const idsOf = new Map<string, string[]>();
+  for (const { ticket, id } of await store.allEventIds()) {
+    const ids = idsOf.get(ticket);
+    if (ids === undefined) idsOf.set(ticket, [id]);
+    else ids.push(id);
+  }
+  for (const [ticket, ids] of idsOf) {
+    const times = new Map<string, number>();
+    const unseen: string[] = [];
+    for (const id of ids) {
+      const ts = timeCache.get(id);
+      if (ts === undefined) unseen.push(id);
+      else times.set(id, ts);
+    }
+    if (unseen.length > READ_ONE_BY_ONE) {
+      const wanted = new Set(unseen);
+      timesOf((await store.events(ticket)).filter((e) => wanted.has(e.id)), times);
+    } else {
+      for (const id of unseen) {
+        const bytes = await store.eventBytes(ticket, id);
+        const ts = bytes === undefined ? undefined : timeOf(id, bytes);
+        if (ts !== undefined) times.set(id, ts);
+      }
+    }
+    out.set(ticket, times);
+  }
+  return out;
+}
+
+/** Every sidecar of the tickets that have events, as (ticket, name). */
+async function sidecarsOf(store: EventStore, tickets: Iterable<string>): Promise<readonly SidecarEntry[]> {
+  if (store.allSidecarNames !== undefined) return store.allSidecarNames();
+  const out: SidecarEntry[] = [];
+  for (const ticket of tickets) for (const name of await store.sidecarNames(ticket)) out.push({ ticket, name });
+  return out;
+}
+
 /**
- * Reads every event and sidecar of the store into an `ItemSet`. Built per sync round, never persisted: it
- * sees every arrival path (own writes, sync, CLI writes, copied files). Events whose bytes do not
- * hash to their id or do not parse are left out: a replica never offers what it cannot vouch for.
+ * The store as an `ItemSet`: every event and sidecar. Built per sync round, never persisted, so
+ * it sees every arrival path (own writes, sync, CLI writes, copied files). With `allEventIds` the
+ * round lists ids and reads only bytes it has not seen before in this process; sidecar bytes are
+ * read every round (a sidecar may be replaced by smaller bytes, see receive-bundle.ts). Events
+ * whose bytes do not hash to their id or do not parse are left out: a replica never offers what
+ * it cannot vouch for.
  */
 export async function indexStore(store: EventStore): Promise<StoreIndex> {
   const items: SyncItem[] = [];
   const ticketOf = new Map<string, string>();
   const sidecarOf = new Map<string, SidecarRef>();
-  for (const ticket of await store.ticketIds()) {
-    const times = new Map<string, number>();
-    for (const e of await store.events(ticket)) {
-      const ts = timeOf(e.id, e.bytes);
-      if (ts === undefined) continue;
-      items.push({ ts, id: idBytes(e.id) });
-      ticketOf.set(e.id, ticket);
-      times.set(e.id, ts);
+  const times = await eventTimes(store);
+  for (const [ticket, ts] of times) {
+    for (const [id, t] of ts) {
+      items.push({ ts: t, id: idBytes(id) });
+      ticketOf.set(id, ticket);
     }
-    for (const name of await store.sidecarNames(ticket)) {
-      const m = SIDECAR_NAME.exec(name);
-      const ts = m ? times.get(m[1]!) : undefined;
-      if (ts === undefined) continue; // a sidecar travels only with (or after) its event
-      const bytes = await store.readSidecar(ticket, name);
-      if (bytes === undefined) continue;
-      const id = sidecarItemId(ticket, name, bytes);
-      items.push({ ts, id: idBytes(id) });
-      sidecarOf.set(id, { ticket, name, event: m![1]! });
-    }
+  }
+  for (const { ticket, name } of await sidecarsOf(store, times.keys())) {
+    const m = SIDECAR_NAME.exec(name);
+    const ts = m ? times.get(ticket)?.get(m[1]!) : undefined;
+    if (ts === undefined) continue; // a sidecar travels only with (or after) its event
+    const bytes = await store.readSidecar(ticket, name);
+    if (bytes === undefined) continue;
+    const id = sidecarItemId(ticket, name, bytes);
+    items.push({ ts, id: idBytes(id) });
+    sidecarOf.set(id, { ticket, name, event: m![1]! });
   }
   return { set: ItemSet.of(items), ticketOf, sidecarOf };
 }

@@ -187,6 +187,40 @@ export function describeEventStoreContract(name: string, make: () => Promise<Con
         expect((await s.events(T1)).map((e) => e.id)).toEqual([id]);
       }));
 
+    it('law: allEventIds and allSidecarNames list exactly what events and sidecarNames hold, across tickets', async () => {
+      const tickets = [T1, T2];
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.record({ n: fc.nat({ max: 9 }), t: fc.nat({ max: 1 }), signed: fc.boolean() }), { maxLength: 10 }),
+          async (writes) => {
+            await withStore(make, async (s) => {
+              for (const { n, t, signed } of writes) {
+                const b = eventBytesFor(n, tickets[t]);
+                await s.append(tickets[t]!, idOf(b), b);
+                if (signed) await s.putSidecar(tickets[t]!, `${idOf(b)}.sig.${FPR}`, Buffer.from(`sig ${n}`));
+              }
+              // every backend implements the listings (they are optional only for wrapping stores)
+              expect(s.allEventIds).toBeTypeOf('function');
+              expect(s.allSidecarNames).toBeTypeOf('function');
+              const wantEvents: string[] = [];
+              const wantSidecars: string[] = [];
+              for (const t of await s.ticketIds()) {
+                for (const e of await s.events(t)) wantEvents.push(`${t} ${e.id}`);
+                for (const name of await s.sidecarNames(t)) wantSidecars.push(`${t} ${name}`);
+              }
+              const gotEvents = (await s.allEventIds!()).map((r) => `${r.ticket} ${r.id}`).sort();
+              const gotSidecars = (await s.allSidecarNames!()).map((r) => `${r.ticket} ${r.name}`).sort();
+              expect(gotEvents).toEqual(wantEvents.sort());
+              expect(gotSidecars).toEqual(wantSidecars.sort());
+              expect(new Set(gotEvents).size).toBe(gotEvents.length); // each event once
+              expect(gotEvents.length).toBe(new Set(writes.map((w) => `${w.t} ${w.n}`)).size);
+            });
+          },
+        ),
+        { numRuns: 10 },
+      );
+    });
+
     it('blobs are addressed by the hash of their raw bytes', () =>
       withStore(make, async (s) => {
         const bytes = Buffer.from('#!/bin/sh\necho crash\n');

@@ -6,14 +6,14 @@
  * Writes go through `writeFileAtomic` (temp file + rename), so a crash never leaves a partial
  * event, sidecar or blob; every argument is checked before the first write.
  */
-import { readFileSync, type Dirent } from 'node:fs';
+import { readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFileAtomic, writeFileAtomic, type AtomicWriteHooks } from '../../../core/fs-atomic.js';
 import { CodedError } from '../../../core/errors.js';
 import type { AllowedSigner } from '../../../core/sshsig.js';
 import { TikError } from '../../errors.js';
-import type { ActorEntry, EventStore, StoredEvent } from '../store.js';
+import type { ActorEntry, EventRef, EventStore, SidecarEntry, StoredEvent } from '../store.js';
 import { addActorToText, parseActors } from '../actors-file.js';
 import { canonicalTextProblem } from '../canonical-text.js';
 import { checkDefinitionText } from '../definition-text.js';
@@ -115,6 +115,24 @@ async function readAll(paths: readonly string[], slice = 256): Promise<Buffer[]>
   return out;
 }
 
+/**
+ * Lists many directories (missing ones read empty), synchronously in slices for the same reason
+ * as `readAll`: a listing of every ticket's events directory is thousands of small calls.
+ */
+async function listAll(paths: readonly string[], slice = 256): Promise<string[][]> {
+  const out: string[][] = [];
+  for (let i = 0; i < paths.length; i++) {
+    if (i > 0 && i % slice === 0) await new Promise<void>((r) => setImmediate(r));
+    try {
+      out.push(readdirSync(paths[i]!));
+    } catch (e) {
+      if (!isMissing(e)) throw ioError(e, paths[i]!);
+      out.push([]);
+    }
+  }
+  return out;
+}
+
 export class FileStore implements EventStore {
   readonly kind = 'file' as const;
   /** The store directory: the root, or `<root>/.tik` for a hidden store. */
@@ -192,6 +210,41 @@ export class FileStore implements EventStore {
       for (const [id, b] of await this.packed(ticket)) if (!loose.has(id)) out.push(Object.freeze({ id, bytes: b }));
     }
     return out;
+  }
+
+  /** Every event of every ticket from the directory listings (and pack indexes), no event bytes. */
+  async allEventIds(): Promise<readonly EventRef[]> {
+    const tickets = await this.ticketIds();
+    const listings = await listAll(tickets.map((t) => eventsDir(this.base, t)));
+    const out: EventRef[] = [];
+    for (let i = 0; i < tickets.length; i++) {
+      const ticket = tickets[i]!;
+      const names = listings[i]!;
+      const loose = new Set<string>();
+      for (const n of names) {
+        const m = EVENT_FILE.exec(n);
+        if (m) loose.add(m[1]!);
+      }
+      for (const id of loose) out.push({ ticket, id });
+      if (names.includes(PACK_INDEX_FILE)) {
+        for (const id of await this.packedIds(ticket)) if (!loose.has(id)) out.push({ ticket, id });
+      }
+    }
+    return out;
+  }
+
+  /** Every sidecar of every ticket, from the directory listings. */
+  async allSidecarNames(): Promise<readonly SidecarEntry[]> {
+    const tickets = await this.ticketIds();
+    const listings = await listAll(tickets.map((t) => eventsDir(this.base, t)));
+    return tickets.flatMap((ticket, i) => listings[i]!.filter((n) => SIDECAR_NAME.test(n)).map((name) => ({ ticket, name })));
+  }
+
+  /** Ids in a ticket's pack index (the pack itself is not read). */
+  private async packedIds(ticket: string): Promise<readonly string[]> {
+    const idx = await readIfExists(join(eventsDir(this.base, ticket), PACK_INDEX_FILE));
+    if (idx === undefined) return [];
+    return parsePackIndex(idx.toString('utf8'), `tickets/${ticket}/events/${PACK_INDEX_FILE}`).entries.map((e) => e.id);
   }
 
   async ticketIds(): Promise<readonly string[]> {

@@ -4,7 +4,7 @@
  * can change what is stored. `handle()` gives a second handle onto the same contents, as a second
  * process would open the same database.
  */
-import type { EventStore, StoredEvent } from '../store.js';
+import type { EventRef, EventStore, SidecarEntry, StoredEvent } from '../store.js';
 import { checkBytesMatch, checkContentId, checkSidecarName, checkTicket } from '../store-names.js';
 import { KeyedFilesDelegate } from '../side-file-delegate.js';
 import { KeyedFiles, type FileBag } from './keyed-files.js';
@@ -74,6 +74,12 @@ export class MemoryStore extends KeyedFilesDelegate implements EventStore {
   async events(ticket: string): Promise<readonly StoredEvent[]> {
     checkTicket(ticket);
     return [...(this.state.events.get(ticket) ?? new Map<string, Uint8Array>())].map(([id, b]) => Object.freeze({ id, bytes: copy(b) }));
+  }
+  async allEventIds(): Promise<readonly EventRef[]> {
+    return [...this.state.events].flatMap(([ticket, log]) => [...log.keys()].map((id) => ({ ticket, id })));
+  }
+  async allSidecarNames(): Promise<readonly SidecarEntry[]> {
+    return [...this.state.sidecars].flatMap(([ticket, m]) => [...m.keys()].map((name) => ({ ticket, name })));
   }
   async ticketIds(): Promise<readonly string[]> {
     const all = new Set([...this.state.events.keys(), ...this.state.sidecars.keys(), ...(await this.files.blobTickets())]);

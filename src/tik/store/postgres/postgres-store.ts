@@ -22,7 +22,7 @@ import { redactUrl } from '../../../core/sql/sql-url.js';
 import { TikError } from '../../errors.js';
 import { KeyedFiles, type FileBag } from '../memory/keyed-files.js';
 import { KeyedFilesDelegate } from '../side-file-delegate.js';
-import type { EventStore, StoredEvent } from '../store.js';
+import type { EventRef, EventStore, SidecarEntry, StoredEvent } from '../store.js';
 import { TICKET_UUID } from '../store-names.js';
 import { SqlEventLog, asBuffer, logSchema } from '../sqlite/sql-event-log.js';
 
@@ -218,7 +218,10 @@ export class PostgresStore extends KeyedFilesDelegate implements EventStore {
   readSidecar(ticket: string, name: string): Promise<Uint8Array | undefined> {
     return this.log.readSidecar(ticket, name);
   }
-  allEventIds(): Promise<readonly { ticket: string; id: string }[]> {
+  allEventIds(): Promise<readonly EventRef[]> {
     return this.log.allIds();
+  }
+  allSidecarNames(): Promise<readonly SidecarEntry[]> {
+    return this.log.allSidecarNames();
   }
 }

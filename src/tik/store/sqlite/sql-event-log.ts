@@ -8,7 +8,7 @@
  */
 import type { SqlClient } from '../../../core/sql/sql-client.js';
 import { TikError } from '../../errors.js';
-import type { StoredEvent } from '../store.js';
+import type { EventRef, SidecarEntry, StoredEvent } from '../store.js';
 import { checkBytesMatch, checkContentId, checkSidecarName, checkTicket } from '../store-names.js';
 
 /** Table names, already quoted for the dialect (e.g. `"tik"."events"`). */
@@ -97,8 +97,14 @@ export class SqlEventLog {
   }
 
   /** Every (ticket, id) of the log: for migrate's id-set check. */
-  async allIds(): Promise<readonly { ticket: string; id: string }[]> {
+  /** Every (ticket, id) of the log, without bytes. */
+  async allIds(): Promise<readonly EventRef[]> {
     return this.db.query<{ ticket: string; id: string }>(`SELECT ticket, id FROM ${this.t.events}`);
+  }
+
+  /** Every (ticket, name) of the sidecars, without bytes. */
+  async allSidecarNames(): Promise<readonly SidecarEntry[]> {
+    return this.db.query<{ ticket: string; name: string }>(`SELECT ticket, name FROM ${this.t.sidecars} WHERE ticket IS NOT NULL`);
   }
 
   async putSidecar(ticket: string, name: string, bytes: Uint8Array): Promise<boolean> {

@@ -19,7 +19,7 @@ import type { SqlClient } from '../../../core/sql/sql-client.js';
 import { TikError } from '../../errors.js';
 import { FileStore } from '../file/file-store.js';
 import { SideFileDelegate } from '../side-file-delegate.js';
-import type { EventStore, StoredEvent } from '../store.js';
+import type { EventRef, EventStore, SidecarEntry, StoredEvent } from '../store.js';
 import { CONTENT_ID, TICKET_UUID, checkContentId, checkTicket, sha256Id } from '../store-names.js';
 import { SqlEventLog, logSchema } from './sql-event-log.js';
 
@@ -166,8 +166,10 @@ export class SqliteStore extends SideFileDelegate implements EventStore {
     return (await this.listDir(join(this.base, SQLITE_BLOBS_DIR, ticket))).filter((n) => CONTENT_ID.test(n)).sort();
   }
 
-  /** Every (ticket, id) in the log. */
-  allEventIds(): Promise<readonly { ticket: string; id: string }[]> {
+  allEventIds(): Promise<readonly EventRef[]> {
     return this.log.allIds();
+  }
+  allSidecarNames(): Promise<readonly SidecarEntry[]> {
+    return this.log.allSidecarNames();
   }
 }

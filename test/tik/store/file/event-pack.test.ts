@@ -55,6 +55,8 @@ describe('event packs', () => {
       expect(await b.store.hasEvent(TICKET, e.id)).toBe(true);
       expect(Buffer.from((await b.store.eventBytes(TICKET, e.id))!).equals(Buffer.from(e.bytes))).toBe(true);
     }
+    // the id listing sees packed and loose events, each once, from the index alone
+    expect((await b.store.allEventIds()).filter((r) => r.ticket === TICKET).map((r) => r.id).sort()).toEqual(before.map((e) => e.id).sort());
     // appending a packed event is a no-op, not a second copy
     expect(await b.store.append(TICKET, b.ids[1]!, before.find((e) => e.id === b.ids[1])!.bytes)).toBe(false);
     expect((await verifyStore(b.store)).ok).toBe(true);

@@ -130,6 +130,23 @@ describe('file store layout', () => {
     expect(await s.sidecarNames(T)).toEqual([]);
   });
 
+  it('allEventIds lists events from file names without reading their bytes', async () => {
+    const root = tempDir();
+    const s = await initStore(root);
+    const ids: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      const b = eventBytesFor(n);
+      ids.push(idOf(b));
+      await s.append(T, idOf(b), b);
+    }
+    // an event file replaced by a directory cannot be read, yet it is listed: the listing is
+    // names only (readers of bytes — events, sync — are the ones that see the damage)
+    rmSync(join(root, 'tickets', T, 'events', `${ids[1]}.edn`));
+    mkdirSync(join(root, 'tickets', T, 'events', `${ids[1]}.edn`));
+    expect((await s.allEventIds()).map((r) => r.id).sort()).toEqual([...ids].sort());
+    await expect(s.events(T)).rejects.toMatchObject({ code: 'store/io' });
+  });
+
   it('a write that fails before its rename leaves no event file and no temporary file', async () => {
     const root = tempDir();
     await initStore(root);
