@@ -4,6 +4,7 @@
  * table/domain/role, relationship endpoints, role inheritance, masking combinations. Issue paths use
  * the catalog's list indices (`tables[2].columns[0].mask_type`), which match the YAML's.
  */
+import { derivedCycle, isDerivedTable, planDerivedTables } from '../mv/derived-graph.js';
 import { admitMaterializedView } from '../sql/determinism.js';
 import { child, item, type ConfigIssue } from './config-issue.js';
 import { didYouMean } from './did-you-mean.js';
@@ -137,6 +138,7 @@ export function checkCatalog(catalog: CatalogModel): CatalogCheck {
     if (!a.ok) err('CONFIG_MV_REJECTED', at, a.reason, "make view_sql deterministic, or use mv_consistency: shared");
     else if (!a.deterministic) warn('CONFIG_MV_NONDETERMINISTIC', at, a.reason);
   });
+  checkDerivedReads(catalog, err);
 
   catalog.sources.forEach((s, i) => {
     const at = item('sources', i);
@@ -272,4 +274,45 @@ export function checkCatalog(catalog: CatalogModel): CatalogCheck {
   });
 
   return { errors, warnings };
+}
+
+/**
+ * Derived tables that read derived tables (an MV over an MV or a view, a view over either): a
+ * table that reads itself, directly or through others, is refused; so is a distributed MV that
+ * computes a non-deterministic derived view inline (its copies would diverge as surely as if the
+ * view's SQL were its own). An MV read by another is read through its snapshot, so it ends the walk.
+ */
+function checkDerivedReads(catalog: CatalogModel, err: (code: string, path: string, message: string, hint?: string) => void): void {
+  const derived = catalog.tables.flatMap((t, i) => (isDerivedTable(t) ? [{ t, i }] : []));
+  if (derived.length === 0) return;
+  let planned: ReturnType<typeof planDerivedTables>;
+  try {
+    planned = planDerivedTables(catalog);
+  } catch {
+    return; // a catalog that does not even build a governance catalog is reported by the checks above
+  }
+  const edges = new Map([...planned].map(([k, d]) => [k, d.reads]));
+  for (const { t, i } of derived) {
+    const key = qualifiedName(t).toLowerCase();
+    const at = child(item('tables', i), 'view_sql');
+    const cycle = derivedCycle(edges, key);
+    if (cycle) {
+      err('CONFIG_DERIVED_CYCLE', at, `${qualifiedName(t)} reads itself: ${cycle.join(' -> ')}`, 'a view_sql may read other views and MVs, but never (through them) its own table');
+      continue;
+    }
+    if (!t.materialize || t.mv_consistency !== 'distributed') continue;
+    const seen = new Set<string>();
+    const inline = [...(planned.get(key)?.reads ?? [])];
+    while (inline.length > 0) {
+      const d = planned.get(inline.pop()!);
+      if (!d || d.materialized || seen.has(d.id)) continue;
+      seen.add(d.id);
+      const a = admitMaterializedView('distributed', d.table.view_sql);
+      if (!a.ok) {
+        err('CONFIG_MV_REJECTED', at, `a distributed MV computes the view ${d.id} inline, and ${a.reason}`, `make ${d.id} deterministic, materialize it as shared, or use mv_consistency: shared`);
+        break;
+      }
+      inline.push(...d.reads);
+    }
+  }
 }

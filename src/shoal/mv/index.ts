@@ -45,6 +45,7 @@ export {
   icebergSignal,
   inputToken,
   inputTokenKind,
+  mvSnapshotSignal,
   refreshVersions,
   resolveInputVersion,
   strongestSignal,

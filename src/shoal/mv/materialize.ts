@@ -1,70 +1,19 @@
 /**
  * Compute an MV's content and write it as one Parquet snapshot (federation-fleet.md §1.10).
  *
- * The content is computed with the SERVICE identity, never the caller's (Trino's REFRESH runs as
- * `current_user`, trinodb/trino#28738): `view_sql` is planned for a built-in service role that sees
- * every column unmasked, has no row filter and no row cap, on the engine route. Who may read the
- * result is decided at read time by the MV table's own visibility, masks and RLS.
+ * The content is computed with the SERVICE identity, never the caller's (see ./service-identity.ts).
  *
  * The engine streams the rows (landing sources as any query does); a scratch in-memory DuckDB
  * takes them and COPYs them to Parquet with the engine's column types, in the store's staging file.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
-import type { CatalogModel, ColumnConfig, RoleConfig, TableConfig } from '../config/model.js';
+import type { TableConfig } from '../config/model.js';
 import { qualifiedName } from '../config/model.js';
 import type { Cell, ColumnInfo, Engine } from '../engine/engine.js';
 import { ShoalError } from '../errors.js';
-import { catalogFromConfig, planQuery, type GovernanceCatalog } from '../sql/index.js';
+import type { GovernanceCatalog } from '../sql/index.js';
+import { serviceViewSql } from './service-identity.js';
 import type { SnapshotStore } from './snapshot-store.js';
-
-/** The built-in role MV content is computed as. It is not in the registry: no caller can act as it. */
-export const SERVICE_ROLE_ID = '__shoal_service__';
-
-/**
- * The model as the service role sees it: every column visible and unmasked, every domain, no RLS
- * rule names it, no row cap. (Only the service catalog holds this role.)
- */
-export function serviceModel(model: CatalogModel): CatalogModel {
-  const role: RoleConfig = { id: SERVICE_ROLE_ID, capabilities: ['admin', 'full_results'], domain_access: ['*'] };
-  const column = (c: ColumnConfig): ColumnConfig => ({
-    ...c,
-    ...(c.visible_to ? { visible_to: [...c.visible_to, SERVICE_ROLE_ID] } : {}),
-    unmasked_to: [...c.unmasked_to, SERVICE_ROLE_ID],
-  });
-  return {
-    ...model,
-    tables: model.tables.map((t) => ({ ...t, columns: t.columns.map(column) })),
-    roles: [...model.roles.filter((r) => r.id !== SERVICE_ROLE_ID), role],
-    rls_rules: model.rls_rules.filter((r) => r.role_id !== SERVICE_ROLE_ID),
-  };
-}
-
-/** The governance catalog of the service role (build once per catalog epoch). */
-export function serviceCatalog(model: CatalogModel): GovernanceCatalog {
-  return catalogFromConfig(serviceModel(model));
-}
-
-/** An MV's view_sql as engine SQL, planned for the service role on the engine route. */
-export function serviceViewSql(table: TableConfig, catalog: GovernanceCatalog): string {
-  if (!table.view_sql || table.view_sql.trim() === '') {
-    throw new ShoalError('MV_NO_VIEW_SQL', `MV ${qualifiedName(table)} has no view_sql`, {
-      where: `tables.${table.table}.view_sql`,
-      hint: 'a materialized table is defined by its view_sql over registered tables',
-    });
-  }
-  try {
-    return planQuery({ sql: table.view_sql, role: SERVICE_ROLE_ID }, catalog, { route: 'engine' }).sql;
-  } catch (e) {
-    if (e instanceof ShoalError) {
-      throw new ShoalError(e.code, `view_sql of MV ${qualifiedName(table)}: ${e.message}`, {
-        where: `tables.${table.table}.view_sql`,
-        ...(e.hint ? { hint: e.hint } : {}),
-        cause: e,
-      });
-    }
-    throw e;
-  }
-}
 
 export interface MaterializeRequest {
   readonly table: TableConfig;
@@ -72,6 +21,11 @@ export interface MaterializeRequest {
   readonly engine: Engine;
   readonly store: SnapshotStore;
   readonly snapshotId: string;
+  /**
+   * The engine SQL to run: view_sql planned for the service role with the derived tables it reads
+   * already bound (default: `serviceViewSql`, for view_sql over source tables only).
+   */
+  readonly sql?: string;
   /** Abort the build (lease lost, shutdown): the staging file is removed, nothing is published. */
   readonly signal?: AbortSignal;
   /** Progress: rows written so far (the admin API shows it for running refreshes). */
@@ -111,7 +65,7 @@ function castBack(column: string, type: string): string {
 
 /** Compute the MV with the service identity and write it as the snapshot `snapshotId` (unpublished). */
 export async function materialize(req: MaterializeRequest): Promise<Materialized> {
-  const sql = serviceViewSql(req.table, req.serviceCatalog);
+  const sql = req.sql ?? serviceViewSql(req.table, req.serviceCatalog);
   let columns: readonly ColumnInfo[] = [];
   let rowCount = 0;
   const path = await req.store.write(req.snapshotId, async (staging) => {

@@ -1,8 +1,9 @@
 /**
  * How an MV appears to one governed query. The governance catalog names each materialized table's
- * relation `"__shoal_mv_<…>"` (a one-part engine name); before the engine runs the plan, that name
- * is bound with a leading CTE to what the MV resolved to for THIS query: the published snapshot
- * (`read_parquet` of one immutable file) or, when never materialized, the view_sql computed live.
+ * relation `"__shoal_mv_<…>"` (a one-part engine name; a derived view's is `"__shoal_view_<…>"`);
+ * before the engine runs the plan, that name is bound with a leading CTE to what the MV resolved to
+ * for THIS query: the published snapshot (`read_parquet` of one immutable file) or, when never
+ * materialized, the view_sql computed live (a derived view is always computed live).
  * Binding per query means a reader sees exactly one snapshot, whatever peers publish meanwhile.
  */
 import { sha256Hex } from '../../core/hash.js';
@@ -20,15 +21,27 @@ export function mvId(t: Pick<TableConfig, 'domain_id' | 'alias' | 'table'>): str
 
 /** The relation name the governed SQL uses for an MV (unique per MV id, a plain identifier). */
 export function mvRelationName(id: string): string {
-  return `__shoal_mv_${id.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 40)}_${sha256Hex(id).slice(0, 8)}`;
+  return relationName('__shoal_mv_', id);
+}
+
+/** The relation name the governed SQL uses for a derived view (view_sql, not materialized). */
+export function viewRelationName(id: string): string {
+  return relationName('__shoal_view_', id);
+}
+
+function relationName(prefix: string, id: string): string {
+  return `${prefix}${id.replace(/[^A-Za-z0-9_]/g, '_').slice(0, 40)}_${sha256Hex(id).slice(0, 8)}`;
 }
 
 /**
- * `catalogFromConfig`'s `engineName`: MVs get their relation name, every other table its physical
- * three parts (the engine's default exposure).
+ * `catalogFromConfig`'s `engineName`: MVs and derived views get their relation name (bound per
+ * query to a snapshot or to their view_sql), every other table its physical three parts (the
+ * engine's default exposure).
  */
 export function engineNameWithMvs(t: TableConfig): readonly string[] {
-  return isMaterializedView(t) ? [mvRelationName(mvId(t))] : [catalogName(t.source_id), t.schema, t.table];
+  if (isMaterializedView(t)) return [mvRelationName(mvId(t))];
+  if (t.source_id === DERIVED_SOURCE_ID && typeof t.view_sql === 'string' && t.view_sql.trim() !== '') return [viewRelationName(mvId(t))];
+  return [catalogName(t.source_id), t.schema, t.table];
 }
 
 /** What one MV relation is bound to for one query. */

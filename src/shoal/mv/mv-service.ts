@@ -29,13 +29,24 @@ import { qualifiedName } from '../config/model.js';
 import type { Engine } from '../engine/engine.js';
 import { ShoalError } from '../errors.js';
 import { planQuery, type GovernanceCatalog } from '../sql/index.js';
-import { materialize, serviceCatalog, serviceViewSql, SERVICE_ROLE_ID } from './materialize.js';
-import { bindMvRelations, isMaterializedView, mvId, mvRelationName, snapshotBody, type MvBinding } from './mv-relation.js';
+import { cycleError, mvDepth, planDerivedTables, type DerivedTable } from './derived-graph.js';
+import { materialize } from './materialize.js';
+import { SERVICE_ROLE_ID, serviceCatalog } from './service-identity.js';
+import { bindMvRelations, engineNameWithMvs, mvRelationName, snapshotBody, type MvBinding } from './mv-relation.js';
 import { MvResolver, type MvResolution } from './mv-resolver.js';
 import { RefreshCatalog, type MvDefinition, type MvRow, type RefreshLogEntry, type RefreshVersions } from './refresh-catalog.js';
 import { refreshUnderLease, type RefreshResult } from './refresh-under-lease.js';
 import type { GcReport, SnapshotStore } from './snapshot-store.js';
-import { gatherInputSignals, refreshVersions, type InputProbes, type InputSource } from './version-stamps.js';
+import {
+  gatherInputSignals,
+  inputToken,
+  inputTokenKind,
+  mvSnapshotSignal,
+  refreshVersions,
+  type InputProbes,
+  type InputSignal,
+  type InputSource,
+} from './version-stamps.js';
 
 /** A registered MV as this instance knows it (from the last synced catalog). */
 export interface MvInfo {
@@ -173,6 +184,8 @@ export function defaultWriterId(): string {
 export class MvService {
   readonly writer: string;
   private mvs = new Map<string, MvInfo>();
+  /** Every derived table (MVs and derived views) of the last synced catalog, by key. */
+  private derived = new Map<string, DerivedTable>();
   private model: CatalogModel | undefined;
   private service: GovernanceCatalog | undefined;
   private readonly resolver: MvResolver;
@@ -199,25 +212,20 @@ export class MvService {
     return new MvService(catalog, options.store, options);
   }
 
-  /** Learn the MVs of a catalog (absolute paths) and seed their refresh-catalog rows. */
+  /**
+   * Learn the MVs and derived views of a catalog (absolute paths), plan their view_sql as the
+   * service role, and seed the shared MVs' refresh-catalog rows.
+   */
   async sync(model: CatalogModel): Promise<void> {
     const service = serviceCatalog(model);
+    const planned = planDerivedTables(model, service);
     const next = new Map<string, MvInfo>();
-    for (const t of model.tables) {
-      if (!isMaterializedView(t)) continue;
-      const id = mvId(t);
-      let engineSql: string | null = null;
-      let error: string | null = null;
-      let sourceTables: readonly string[] = [];
-      try {
-        engineSql = serviceViewSql(t, service);
-        sourceTables = planQuery({ sql: t.view_sql!, role: SERVICE_ROLE_ID }, service, { route: 'engine' }).tables;
-      } catch (e) {
-        error = (e as Error).message;
-      }
+    for (const [key, d] of planned) {
+      if (!d.materialized) continue;
+      const t = d.table;
       const definition: MvDefinition = {
-        id,
-        sourceTables,
+        id: d.id,
+        sourceTables: d.reads,
         targetCatalog: null,
         targetSchema: t.schema,
         targetTable: t.table,
@@ -225,10 +233,11 @@ export class MvService {
         consistency: t.mv_consistency,
         customSql: t.view_sql ?? null,
       };
-      next.set(id.toLowerCase(), { id, table: t, relation: mvRelationName(id), engineSql, error, sourceTables, definition });
+      next.set(key, { id: d.id, table: t, relation: mvRelationName(d.id), engineSql: d.engineSql, error: d.error, sourceTables: d.reads, definition });
     }
     this.model = model;
     this.service = service;
+    this.derived = planned;
     this.mvs = next;
     for (const id of [...this.local.keys()]) if (next.get(id.toLowerCase())?.table.mv_consistency !== 'distributed') this.local.delete(id);
     for (const mv of next.values()) if (mv.table.mv_consistency === 'shared') await this.catalog.seed(mv.definition);
@@ -314,14 +323,46 @@ export class MvService {
 
   /** The versions a refresh of this MV would be for, now. */
   async versions(mv: MvInfo): Promise<RefreshVersions> {
+    return (await this.inputs(mv)).versions;
+  }
+
+  /**
+   * What a refresh of this MV reads, now: its version stamps, and the resolution of every MV it
+   * reads (the same ones the build binds, so the stamps describe exactly what was computed). An MV
+   * read through its snapshot contributes the snapshot id (`mv_snapshot`); a derived view, or an MV
+   * without a snapshot yet, is computed inline: its view_sql joins the definition and its own
+   * inputs join the inputs.
+   */
+  private async inputs(mv: MvInfo): Promise<{ readonly versions: RefreshVersions; readonly resolutions: ReadonlyMap<string, MvResolution> }> {
     const model = this.model!;
-    const sources: InputSource[] = mv.sourceTables.map((key) => {
-      const t = model.tables.find((x) => qualifiedName(x).toLowerCase() === key);
-      const src = t && model.sources.find((s) => s.id === t.source_id);
-      if (t && src && FILE_TYPES.has(src.type.toLowerCase()) && src.path) return { table: key, kind: 'file', path: filePath(src.path, t.table, src.type.toLowerCase()) };
-      if (t && t.watermark_column) return { table: key, kind: 'table', watermarkColumn: t.watermark_column };
-      return { table: key, kind: 'none' };
-    });
+    const resolutions = new Map<string, MvResolution>();
+    const inlined: Record<string, string> = {};
+    const sources: InputSource[] = [];
+    const mvSignals = new Map<string, InputSignal>();
+    const keys = new Set<string>();
+    const walk = async (reads: readonly string[], path: ReadonlySet<string>): Promise<void> => {
+      for (const key of reads) {
+        if (path.has(key) || keys.has(key) || inlined[key] !== undefined) continue;
+        const d = this.derived.get(key);
+        if (d?.materialized) {
+          const r = await this.resolveFresh(d.id);
+          resolutions.set(d.id.toLowerCase(), r);
+          if (r.kind === 'snapshot') {
+            mvSignals.set(key, mvSnapshotSignal(r.snapshotId));
+            keys.add(key);
+            continue;
+          }
+        }
+        if (d) {
+          inlined[key] = d.table.view_sql ?? '';
+          await walk(d.reads, new Set([...path, key]));
+          continue;
+        }
+        keys.add(key);
+        sources.push(this.inputSource(model, key));
+      }
+    };
+    await walk(mv.sourceTables, new Set([mv.id.toLowerCase()]));
     const probes: InputProbes = {
       fileStat: async (path) => {
         const s = await stat(path);
@@ -329,8 +370,30 @@ export class MvService {
       },
       maxWatermark: async (table, column) => this.maxOf(table, column),
     };
-    const signals = await gatherInputSignals(sources, probes);
-    return refreshVersions({ sql: mv.table.view_sql ?? null, sourceTables: mv.sourceTables }, signals);
+    const signals = new Map([...(await gatherInputSignals(sources, probes)), ...mvSignals]);
+    const definition = refreshVersions({ sql: mv.table.view_sql ?? null, sourceTables: mv.sourceTables, inlined }, signals);
+    const inputKeys = [...keys];
+    const versions: RefreshVersions = {
+      definitionVersion: definition.definitionVersion,
+      inputVersion: inputToken(signals, inputKeys),
+      inputVersionKind: inputTokenKind(signals, inputKeys),
+    };
+    return { versions, resolutions };
+  }
+
+  private inputSource(model: CatalogModel, key: string): InputSource {
+    const t = model.tables.find((x) => qualifiedName(x).toLowerCase() === key);
+    const src = t && model.sources.find((s) => s.id === t.source_id);
+    if (t && src && FILE_TYPES.has(src.type.toLowerCase()) && src.path) return { table: key, kind: 'file', path: filePath(src.path, t.table, src.type.toLowerCase()) };
+    if (t && t.watermark_column) return { table: key, kind: 'table', watermarkColumn: t.watermark_column };
+    return { table: key, kind: 'none' };
+  }
+
+  /** An MV's resolution straight from the catalog (not the reader cache): a refresh stamps what it reads. */
+  private resolveFresh(id: string): Promise<MvResolution> {
+    const mv = this.info(id);
+    if (mv && mv.table.mv_consistency === 'shared') this.resolver.invalidate(mv.id);
+    return this.resolve(id);
   }
 
   private async maxOf(tableKey: string, column: string): Promise<unknown> {
@@ -364,7 +427,7 @@ export class MvService {
   }
 
   private async refreshShared(mv: MvInfo, progress: Progress, options: { force?: boolean; traceId?: string }): Promise<RefreshResult> {
-    const versions = await this.versions(mv);
+    const { versions, resolutions } = await this.inputs(mv);
     progress.phase = 'claiming';
     const result = await refreshUnderLease(
       this.catalog,
@@ -378,7 +441,7 @@ export class MvService {
       },
       {
         build: async (claim, signal) => {
-          if (mv.engineSql === null) throw new ShoalError('MV_VIEW_SQL_INVALID', mv.error ?? `view_sql of MV ${mv.id} does not plan`);
+          const sql = await this.buildSql(mv, resolutions);
           const snapshotId = this.store.newSnapshotId(mv.id);
           Object.assign(progress, { phase: 'materializing', snapshotId, writer: `${claim.grant.writer}#${claim.grant.epoch}` });
           const built = await materialize({
@@ -387,6 +450,7 @@ export class MvService {
             engine: this.options.engine,
             store: this.store,
             snapshotId,
+            sql,
             signal,
             onProgress: (rows) => (progress.rows = rows),
             onWriting: () => (progress.phase = 'writing_snapshot'),
@@ -424,9 +488,9 @@ export class MvService {
       return result;
     };
     if (mv.engineSql === null) return finish({ outcome: 'failed', error: mv.error ?? 'view_sql does not plan', epoch: 0 });
-    let before = await this.versions(mv);
+    let before = await this.inputs(mv);
     const held = this.local.get(mv.id);
-    if (!force && held && !this.localDue(held, before, mv)) return { outcome: 'skipped', reason: 'up_to_date', holder: null };
+    if (!force && held && !this.localDue(held, before.versions, mv)) return { outcome: 'skipped', reason: 'up_to_date', holder: null };
     const retries = this.options.quiescenceRetries ?? 2;
     for (let attempt = 0; attempt <= retries; attempt++) {
       const snapshotId = store.newSnapshotId(mv.id);
@@ -439,6 +503,7 @@ export class MvService {
           engine: this.options.engine,
           store,
           snapshotId,
+          sql: await this.buildSql(mv, before.resolutions),
           onProgress: (rows) => (progress.rows = rows),
           onWriting: () => (progress.phase = 'writing_snapshot'),
         });
@@ -448,9 +513,9 @@ export class MvService {
         return finish({ outcome: 'failed', error: (e as Error).message, epoch: 0 });
       }
       progress.phase = 'checking_inputs';
-      const after = await this.versions(mv);
-      if (after.definitionVersion === before.definitionVersion && after.inputVersion === before.inputVersion) {
-        this.local.set(mv.id, { snapshotId, path: built.path, versions: after, atMs: this.now() });
+      const after = await this.inputs(mv);
+      if (after.versions.definitionVersion === before.versions.definitionVersion && after.versions.inputVersion === before.versions.inputVersion) {
+        this.local.set(mv.id, { snapshotId, path: built.path, versions: after.versions, atMs: this.now() });
         return finish({ outcome: 'refreshed', snapshotId, rowCount: built.rowCount, epoch: 0 });
       }
       await store.discard(snapshotId);
@@ -477,7 +542,8 @@ export class MvService {
    * MVs worth a claim attempt: shared ones never published, whose definition changed, whose inputs
    * moved since the last refresh, or (with no input signal) whose interval elapsed; never one a live
    * lease holds. An MV with a signal and unchanged inputs is not a candidate however old it is, so
-   * an idle fleet does not fill the log with skips. Claims still decide.
+   * an idle fleet does not fill the log with skips. Claims still decide. MVs that other MVs are
+   * built on come first.
    */
   async candidates(): Promise<string[]> {
     const rows = new Map((await this.catalog.list()).map((r) => [r.id, r]));
@@ -503,7 +569,9 @@ export class MvService {
         (v.inputVersion !== null ? row.materializedInputVersion !== v.inputVersion : due.has(mv.id));
       if (stale) out.push(mv.id);
     }
-    return out;
+    // MVs underneath first: one tick carries a change up through MVs over MVs
+    const depth = (id: string): number => mvDepth(this.derived, id.toLowerCase());
+    return out.sort((a, b) => depth(a) - depth(b));
   }
 
   /** Remove snapshots no catalog row publishes, past the grace period (see SnapshotStore). */
@@ -524,29 +592,60 @@ export class MvService {
     return this.resolver.resolve(mv?.id ?? id);
   }
 
-  /** Bind the MVs a governed plan reads (its `tables` keys) to a snapshot or to live view_sql. */
+  /**
+   * Bind the derived tables a governed plan reads (its `tables` keys): each MV to its snapshot or,
+   * with none, to its view_sql live; each derived view to its view_sql, always live; and, for what
+   * runs live, whatever it reads in turn.
+   */
   async bind(plan: { readonly sql: string; readonly tables: readonly string[] }): Promise<BoundQuery> {
+    const { bindings, notes } = await this.bindings(plan.tables, (mv) => this.resolve(mv.id));
+    return { sql: bindMvRelations(plan.sql, bindings), headers: notes.length > 0 ? { 'x-shoal-mv': notes.join(', ') } : {} };
+  }
+
+  /** An MV's view_sql for the service role, with the derived tables it reads bound as `resolutions` says. */
+  private async buildSql(mv: MvInfo, resolutions: ReadonlyMap<string, MvResolution>): Promise<string> {
+    if (mv.engineSql === null) throw new ShoalError('MV_VIEW_SQL_INVALID', mv.error ?? `view_sql of MV ${mv.id} does not plan`, { where: `tables.${mv.table.table}.view_sql`, hint: 'fix the view_sql in the registry' });
+    const { bindings } = await this.bindings(mv.sourceTables, async (u) => resolutions.get(u.id.toLowerCase()) ?? this.resolve(u.id));
+    return bindMvRelations(mv.engineSql, bindings);
+  }
+
+  /**
+   * The CTE bindings that make relations over `reads` runnable, dependencies first: an MV bound to
+   * its resolution (a snapshot, or its view_sql live), a derived view to its view_sql. `notes` are
+   * the `x-shoal-mv` entries of every MV bound.
+   */
+  private async bindings(reads: readonly string[], resolve: (mv: MvInfo) => Promise<MvResolution>): Promise<{ bindings: MvBinding[]; notes: string[] }> {
     const bindings: MvBinding[] = [];
     const notes: string[] = [];
-    for (const key of new Set(plan.tables)) {
-      const mv = this.mvs.get(key.toLowerCase());
-      if (!mv) continue;
-      const r = await this.resolve(mv.id);
-      if (r.kind === 'snapshot') {
-        bindings.push({ relation: mv.relation, body: snapshotBody(r.path) });
-        notes.push(`${mv.id}=${mv.table.mv_consistency === 'shared' ? 'snapshot' : 'local'}:${r.snapshotId}`);
-      } else {
-        if (mv.engineSql === null) {
-          throw new ShoalError('MV_VIEW_SQL_INVALID', `MV ${mv.id} has never been materialized and its view_sql cannot run: ${mv.error ?? 'unplannable'}`, {
-            where: `tables.${mv.table.table}.view_sql`,
-            hint: 'fix the view_sql in the registry',
-          });
+    const done = new Set<string>();
+    const visit = async (key: string, path: readonly string[]): Promise<void> => {
+      const d = this.derived.get(key);
+      if (!d || done.has(key)) return;
+      if (path.includes(key)) throw cycleError([...path.slice(path.indexOf(key)), key]);
+      const mv = d.materialized ? this.mvs.get(key) : undefined;
+      if (mv) {
+        const r = await resolve(mv);
+        if (r.kind === 'snapshot') {
+          bindings.push({ relation: mv.relation, body: snapshotBody(r.path) });
+          notes.push(`${mv.id}=${mv.table.mv_consistency === 'shared' ? 'snapshot' : 'local'}:${r.snapshotId}`);
+          done.add(key);
+          return;
         }
-        bindings.push({ relation: mv.relation, body: mv.engineSql });
-        notes.push(`${mv.id}=live`);
       }
-    }
-    return { sql: bindMvRelations(plan.sql, bindings), headers: notes.length > 0 ? { 'x-shoal-mv': notes.join(', ') } : {} };
+      if (d.engineSql === null) {
+        throw new ShoalError(
+          'MV_VIEW_SQL_INVALID',
+          mv ? `MV ${d.id} has never been materialized and its view_sql cannot run: ${d.error ?? 'unplannable'}` : `view ${d.id} cannot run: ${d.error ?? 'unplannable'}`,
+          { where: `tables.${d.table.table}.view_sql`, hint: 'fix the view_sql in the registry' },
+        );
+      }
+      for (const next of d.reads) await visit(next, [...path, key]);
+      bindings.push({ relation: engineNameWithMvs(d.table)[0]!, body: d.engineSql });
+      if (mv) notes.push(`${mv.id}=live`);
+      done.add(key);
+    };
+    for (const key of new Set(reads)) await visit(key.toLowerCase(), []);
+    return { bindings, notes };
   }
 }
 

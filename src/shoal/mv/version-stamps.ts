@@ -15,26 +15,35 @@ export interface MvDefinitionContent {
   readonly sourceTables: readonly string[];
   readonly servesAggregates?: boolean;
   readonly aggregateColumns?: readonly string[];
+  /**
+   * The view_sql of the derived tables this MV computes inline (views it reads, and MVs it reads
+   * live because they have no snapshot yet), by key: their definitions are part of its own.
+   */
+  readonly inlined?: Readonly<Record<string, string>>;
 }
 
 /**
  * `sha256:` + the first 16 hex digits of SHA-256 over canonical JSON (sorted keys) of
  * `{sql, join_pattern, source_tables (sorted), serves_aggregates, aggregate_columns (sorted)}`.
  * The join pattern is a JSON object with sorted keys (upstream's Python repr is not portable).
+ * An MV that computes other derived tables inline adds `inlined` (absent otherwise, so an MV over
+ * source tables keeps upstream's hash).
  */
 export function definitionVersion(def: MvDefinitionContent): string {
+  const inlined = def.inlined && Object.keys(def.inlined).length > 0 ? { inlined: def.inlined } : {};
   const json = canonicalJson({
     sql: def.sql ?? '',
     join_pattern: def.joinPattern ?? null,
     source_tables: [...def.sourceTables].sort(),
     serves_aggregates: def.servesAggregates ?? false,
     aggregate_columns: [...(def.aggregateColumns ?? [])].sort(),
+    ...inlined,
   });
   return `sha256:${sha256Hex(json).slice(0, 16)}`;
 }
 
-/** Kinds of input signal, strongest first. */
-export const INPUT_SIGNAL_KINDS = ['iceberg_snapshot', 'content_hash', 'tik_store', 'watermark', 'file_stat', 'freshness_token'] as const;
+/** Kinds of input signal, strongest first (`mv_snapshot`: the published snapshot of an MV read by an MV). */
+export const INPUT_SIGNAL_KINDS = ['iceberg_snapshot', 'mv_snapshot', 'content_hash', 'tik_store', 'watermark', 'file_stat', 'freshness_token'] as const;
 export type InputSignalKind = (typeof INPUT_SIGNAL_KINDS)[number];
 
 export interface InputSignal {
@@ -64,6 +73,11 @@ export function tikStoreSignal(digest: string): InputSignal | null {
 /** An Iceberg table's current snapshot id; null means not Iceberg. */
 export function icebergSignal(snapshotId: string | number | bigint | null): InputSignal | null {
   return snapshotId === null || snapshotId === '' ? null : { kind: 'iceberg_snapshot', value: String(snapshotId) };
+}
+
+/** An MV read by another MV: its published (or, distributed, local) snapshot id. */
+export function mvSnapshotSignal(snapshotId: string): InputSignal {
+  return { kind: 'mv_snapshot', value: snapshotId };
 }
 
 /** The strongest usable signal of several for one table (unknown kinds and empty values dropped). */

@@ -59,7 +59,7 @@ roles: [{id: admin, capabilities: [admin], domain_access: ["*"]}]
     model = loadConfig({ path: join(dir, 'shoal.yaml') }).config;
     instance = await ShoalInstance.start({ config: model, baseDir: dir, mv: { tickMs: 0 } });
     db = await openSqliteClient(join(dir, 'catalog.db'));
-  });
+  }, 120_000); // starting an instance can be slow on a loaded machine
   afterAll(async () => {
     await db?.close();
     await instance?.close();

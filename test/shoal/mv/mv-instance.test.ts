@@ -85,7 +85,7 @@ describe('an instance serving MVs', () => {
     writeFileSync(join(dir, 'kinds.csv'), 'k,d\n1,"it\'s"\n2,"a ""quoted"" one"\n3,ü\n');
     writeFileSync(join(dir, 'shoal.yaml'), CONFIG);
     instance = await ShoalInstance.start({ config: loadConfig({ path: join(dir, 'shoal.yaml') }).config, baseDir: dir, mv: { tickMs: 0 } });
-  });
+  }, 120_000); // starting an instance can be slow on a loaded machine
   afterAll(async () => {
     await instance?.close();
     rmSync(dir, { recursive: true, force: true });

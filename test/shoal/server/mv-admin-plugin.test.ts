@@ -42,7 +42,7 @@ roles:
 `);
     instance = await ShoalInstance.start({ config: loadConfig({ path: join(dir, 'shoal.yaml') }).config, baseDir: dir, mv: { tickMs: 0 } });
     app = await buildApp({ service: instance, logger: false, plugins: [mvAdminPlugin(instance)] });
-  });
+  }, 120_000); // starting an instance can be slow on a loaded machine
   afterAll(async () => {
     await app?.close();
     await instance?.close();
@@ -164,7 +164,7 @@ roles: [{id: admin, capabilities: [admin], domain_access: ["*"]}]
     });
     await mvs.sync(config);
     app = await buildApp({ service: instance, logger: false, plugins: [mvAdminPlugin({ registry: instance.registry, mvs })] });
-  });
+  }, 120_000); // starting an instance can be slow on a loaded machine
   afterAll(async () => {
     await app?.close();
     await db?.close();
