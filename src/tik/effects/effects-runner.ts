@@ -72,6 +72,8 @@ export class EffectsRunner {
   rounds = 0;
   lastRound: RoundReport | undefined;
   lastError: string | undefined;
+  /** Outcomes since this runner started. */
+  readonly totals = { delivered: 0, failed: 0, dead: 0, lost: 0 };
   private readonly known = new Set<string>();
   private readonly schedule: Schedule;
   private readonly log: EffectsLog;
@@ -139,6 +141,7 @@ export class EffectsRunner {
           if (beat.signal.aborted || this.stopped) break;
           const r = await this.deliver(beat.current(), row, AbortSignal.any([beat.signal, this.stopping.signal]));
           totals[r]++;
+          this.totals[r]++;
         }
       } finally {
         await beat.stop();
@@ -170,7 +173,10 @@ export class EffectsRunner {
     }
     const dead = attempt >= maxAttempts;
     const recorded = await ledger.recordFailure(grant, row.key, outcome.error, dead);
-    if (!recorded) return 'lost';
+    if (!recorded) {
+      this.log.warn({ key: row.key, url: row.url, attempt, error: outcome.error }, 'effects: attempt failed and the lease was lost before recording it');
+      return 'lost';
+    }
     this.log.warn({ key: row.key, url: row.url, attempt, error: outcome.error }, dead ? 'effects: dead letter' : 'effects: attempt failed; will retry');
     return dead ? 'dead' : 'failed';
   }

@@ -89,6 +89,7 @@ export async function openEffects(options: EffectsOptions, deps: OpenEffectsDeps
           rules: config.rules.length,
           rounds: runner.rounds,
           lastRound: runner.lastRound ?? null,
+          totals: runner.totals,
           lastError: runner.lastError ?? null,
           pipelines: pipelines.map((p) => ({ pipeline: p.key, writer: p.writer, epoch: p.epoch, live: p.live, untilMs: p.untilMs })),
           counts,

@@ -3,7 +3,8 @@
  * store, synced by `--peer` anti-entropy, sharing one delivery ledger (a SQLite file, then the test
  * PostgreSQL). Every stage-reached webhook arrives exactly once at a local HTTP receiver; killing
  * the lease holder (SIGKILL) while its POST is in flight yields a delivery by another replica after
- * the lease expires, carrying the same Idempotency-Key.
+ * the lease expires, carrying the same Idempotency-Key; a holder stopped (SIGSTOP) past its lease
+ * and resumed cannot record the answer it then gets.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +40,7 @@ interface Replica {
 interface EffectsView {
   writer: string;
   rounds: number;
+  totals: { delivered: number; failed: number; dead: number; lost: number };
   deliveries: DeliveryRow[];
   pipelines: { pipeline: string; writer: string | null; live: boolean; epoch: number; untilMs: number | null }[];
 }
@@ -216,3 +218,41 @@ for (const ledger of ledgers) {
     }, 120_000);
   });
 }
+
+describe('a lease holder stopped (SIGSTOP) past its lease, on a shared SQLite file', () => {
+  it('cannot record its late answer once another replica took over: the ledger keeps the survivor’s delivery', async () => {
+    receiver = await startReceiver();
+    const d = tempDir('tik-effects-ledger-');
+    dirs.push(d);
+    const replicas = await startFleet(`sqlite:///${join(d, 'effects.db')}`, `{:effects [{:stage :requested :url "${receiver.url}/stall"}]}`);
+    receiver.answer = (r) => (r.attempt === '1' ? 'hold' : 200);
+    const t = (await post(replicas[0]!, 'new', ['deploy', '--title', 'stalled sender'])).ticket;
+    const key = effectKey(t, ':requested', { type: 'webhook', url: `${receiver.url}/stall` });
+    await receiver.waitFor(1);
+    const views = await Promise.all(replicas.map(effectsOf));
+    const lease = views[0]!.pipelines.find((p) => p.pipeline === 'default')!;
+    const holder = replicas[views.findIndex((v) => v.writer === lease.writer)]!;
+    holder.proc!.child.kill('SIGSTOP');
+    try {
+      const survivors = replicas.filter((r) => r !== holder);
+      await receiver.waitFor(2);
+      expect(receiver.received[1]!.key).toBe(key);
+      const row = await until('the survivor to record the delivery', async () => {
+        const x = (await effectsOf(survivors[0]!)).deliveries.find((y) => y.key === key);
+        return x?.state === 'delivered' ? x : undefined;
+      });
+      expect(row.deliveredEpoch).toBeGreaterThan(lease.epoch);
+      // the stalled holder's POST now gets its 200, and the holder resumes
+      receiver.releaseHeld(200);
+    } finally {
+      holder.proc!.child.kill('SIGCONT');
+    }
+    await until('the resumed holder to find its lease lost', async () => ((await effectsOf(holder)).totals.lost >= 1 ? true : undefined));
+    const after = (await effectsOf(holder)).deliveries.find((y) => y.key === key)!;
+    expect(after.state).toBe('delivered');
+    expect(after.attempts).toBe(2);
+    expect(after.deliveredBy).not.toBe(lease.writer);
+    expect(holder.proc!.output()).toMatch(/lease was lost before recording/);
+    expect(receiver.received.map((r) => r.key)).toEqual([key, key]);
+  }, 120_000);
+});

@@ -50,6 +50,8 @@ export interface Receiver {
   answer: (r: Received) => Answer;
   /** Resolves when `n` requests have arrived. */
   waitFor(n: number): Promise<void>;
+  /** Answer every held request now with `status`. */
+  releaseHeld(status: number): void;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,9 @@ export async function startReceiver(): Promise<Receiver> {
     received,
     answer: () => 200,
     waitFor: (n) => (received.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
+    releaseHeld: (status) => {
+      for (const res of held.splice(0)) res.writeHead(status).end();
+    },
     close: async () => {
       for (const res of held) res.destroy();
       server.closeAllConnections();
