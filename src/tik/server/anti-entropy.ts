@@ -2,6 +2,7 @@ import type { EventStore } from '../store/store.js';
 import { httpTransport } from '../sync/http-transport.js';
 import { syncWith, type SyncReport } from '../sync/sync-session.js';
 import type { SyncTransport } from '../sync/transport.js';
+import { PeriodicLoop } from './periodic-loop.js';
 
 export interface AntiEntropyLog {
   info(obj: object, msg: string): void;
@@ -14,41 +15,29 @@ export interface AntiEntropyLog {
  * a restarted replica simply reconciles again.
  */
 export class AntiEntropy {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly loop: PeriodicLoop;
   /** Completed rounds (each round visits every peer). */
   rounds = 0;
 
   constructor(
     private readonly store: EventStore,
     private readonly peers: readonly string[],
-    private readonly intervalMs: number,
+    intervalMs: number,
     private readonly log: AntiEntropyLog,
     private readonly transport: (url: string) => SyncTransport = (url) => httpTransport(url),
-  ) {}
+  ) {
+    this.loop = new PeriodicLoop(() => this.round(), intervalMs);
+  }
 
   start(): void {
-    if (this.peers.length === 0) return;
-    const tick = (): void => {
-      if (this.stopped) return;
-      this.running = this.round().then(
-        () => undefined,
-        () => undefined,
-      );
-      void this.running.finally(() => {
-        this.running = undefined;
-        if (!this.stopped) this.timer = setTimeout(tick, this.intervalMs);
-      });
-    };
-    this.timer = setTimeout(tick, 0);
+    if (this.peers.length > 0) this.loop.start();
   }
 
   /** One pass over every peer; returns each peer's report or error message. */
   async round(): Promise<Record<string, SyncReport | string>> {
     const out: Record<string, SyncReport | string> = {};
     for (const peer of this.peers) {
-      if (this.stopped) break;
+      if (this.loop.isStopped) break;
       try {
         const r = await syncWith(this.store, this.transport(peer));
         out[peer] = r;
@@ -63,8 +52,6 @@ export class AntiEntropy {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 }

@@ -3,7 +3,8 @@ import { openEffects, type EffectsOptions, type EffectsService } from '../effect
 import type { Instant } from '../edn/index.js';
 import { ShardDirectory, SHARD_HEADER } from '../shard/shard-directory.js';
 import { ownedUuid } from '../shard/owned-uuid.js';
-import { shardText, WHOLE, type ShardSpec } from '../shard/shard-spec.js';
+import { ownsTicket, shardText, WHOLE, type ShardSpec } from '../shard/shard-spec.js';
+import type { RecurScheduler } from '../recur/recur-scheduler.js';
 import { ShardStore } from '../shard/shard-store.js';
 import type { EventStore } from '../store/store.js';
 import { httpTransport } from '../sync/http-transport.js';
@@ -13,6 +14,7 @@ import { boardPage } from './board-page.js';
 import { syncRoutes } from './sync-routes.js';
 import { SYNC_BODY_LIMIT } from './sync-routes.js';
 import type { VerbEnv } from './run-verb.js';
+import { recurRunner, type RecurOptions } from './recur-runner.js';
 import { ShardGateway } from './shard-gateway.js';
 import { shardGuard, shardLocalRoutes } from './shard-routes.js';
 
@@ -37,6 +39,8 @@ export interface TikServerOptions {
   readonly shard?: ShardSpec;
   /** Replicas of other shards (`--shard-peer`); each announces its shard on `/health`. */
   readonly shardPeers?: readonly string[];
+  /** Recurrences to open on schedule (`recurrences.edn`, `--recur`); start with `startRecur()`. */
+  readonly recur?: RecurOptions;
 }
 
 export interface TikServer {
@@ -46,6 +50,10 @@ export interface TikServer {
   readonly effects: EffectsService | undefined;
   /** Present when the replica holds one shard of several. */
   readonly gateway?: ShardGateway;
+  /** The recurrence scheduler when recurrences are configured (`tick()` fires due periods). */
+  readonly recur: RecurScheduler | undefined;
+  /** Starts ticking the recurrence scheduler (now, then every interval). */
+  startRecur(): void;
   close(): Promise<void>;
 }
 
@@ -87,12 +95,16 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   const antiEntropy = new AntiEntropy(store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log, (url) => httpTransport(url, { headers }));
   const effects = options.effects ? await openEffects(options.effects, { store, now: options.effects.now, cwd: options.cwd ?? options.root, log }) : undefined;
   if (effects) await app.register(effects.routes);
+  const recur = options.recur && options.recur.recurrences.length > 0 ? recurRunner(v, options.recur, sharded ? (t) => ownsTicket(shard, t) : undefined, log) : undefined;
   return {
     app,
     antiEntropy,
     ...(gateway ? { gateway } : {}),
     effects,
+    recur: recur?.scheduler,
+    startRecur: () => recur?.loop.start(),
     close: async () => {
+      await recur?.loop.stop();
       await effects?.close();
       await antiEntropy.stop();
       await app.close();

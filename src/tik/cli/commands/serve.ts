@@ -3,6 +3,8 @@ import { TikError } from '../../errors.js';
 import { defaultEffectsFile, effectsOptionsFromEnv } from '../../effects/index.js';
 import { buildTikServer } from '../../server/index.js';
 import { parseShardSpec, shardText, type ShardSpec } from '../../shard/shard-spec.js';
+import { parseRecurFlag } from '../../recur/recurrence.js';
+import { defaultRecurrencesFile, readRecurrencesFile } from '../../recur/recurrences-file.js';
 import type { CliContext } from '../context.js';
 import { openStore, storeTarget } from '../store-access.js';
 
@@ -17,8 +19,10 @@ function positive(name: string, text: string, max: number): number {
 }
 
 /**
- * `tik serve [--port P] [--host H] [--peer URL…] [--interval S]`: a writable, stateless HTTP
- * replica of the store with periodic anti-entropy against its peers. Runs until SIGINT/SIGTERM.
+ * `tik serve [--port P] [--host H] [--peer URL…] [--interval S] [--shard i/M] [--shard-peer URL…]
+ * [--recur PROCESS=CADENCE…] [--recurrences FILE] [--recur-interval S]`: a writable, stateless
+ * HTTP replica of the store (or of one shard of it) with periodic anti-entropy against its peers
+ * and a recurrence scheduler. Runs until SIGINT/SIGTERM. docs/tik-sync.md.
  */
 export function registerServe(program: Command, ctx: CliContext): void {
   program
@@ -31,7 +35,10 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--effects-db <url>', 'deliver effects.edn webhooks through this shared ledger (sqlite:///… or postgresql://…; docs/tik-effects.md)')
     .option('--shard <i/M>', 'hold and sync only the tickets of shard i of M (hash of the ticket id; docs/tik-sync.md)')
     .option('--shard-peer <url>', 'a replica of another shard, for routing and ls/next across shards (repeatable)', collect, [] as string[])
-    .action(async (opts: { port: string; host: string; peer: string[]; interval: string; effectsDb?: string; shard?: string; shardPeer: string[] }) => {
+    .option('--recur <process=cadence>', 'open a ticket of PROCESS every period (daily|weekly|monthly|quarterly|yearly; repeatable)', collect, [] as string[])
+    .option('--recurrences <file>', 'recurrences to schedule (default: recurrences.edn beside the store, if present)')
+    .option('--recur-interval <seconds>', 'seconds between recurrence scheduler ticks', '60')
+    .action(async (opts: { port: string; host: string; peer: string[]; interval: string; effectsDb?: string; shard?: string; shardPeer: string[]; recur: string[]; recurrences?: string; recurInterval: string }) => {
       const port = positive('--port', opts.port, 65535);
       const interval = Number(opts.interval);
       if (!(interval > 0)) throw new TikError('cli/usage', `--interval must be a positive number of seconds, got ${JSON.stringify(opts.interval)}`, { where: '--interval', hint: 'e.g. --interval 5' });
@@ -50,11 +57,21 @@ export function registerServe(program: Command, ctx: CliContext): void {
       const store = await openStore(ctx);
       const effectsDb = opts.effectsDb ?? ctx.io.env.TIK_EFFECTS_DB;
       const effects = effectsDb ? { ...effectsOptionsFromEnv(effectsDb, defaultEffectsFile(store, ctx.io.cwd), ctx.io.env), now: () => ctx.clock.now() } : undefined;
-      const server = await buildTikServer({ root, cwd: ctx.io.cwd, store, env: ctx.io.env, peers: opts.peer, intervalSeconds: interval, logger: true, ...(effects ? { effects } : {}), ...(shard ? { shard } : {}), shardPeers: opts.shardPeer });
+      const recurInterval = Number(opts.recurInterval);
+      if (!(recurInterval > 0)) throw new TikError('cli/usage', `--recur-interval must be a positive number of seconds, got ${JSON.stringify(opts.recurInterval)}`, { where: '--recur-interval', hint: 'e.g. --recur-interval 60' });
+      // The actor is part of every minted byte: replicas must agree on it (default tik-backend).
+      const recurActor = ctx.globals().actor ?? ctx.io.env.TIK_ACTOR ?? 'tik-backend';
+      const recurrences = [
+        ...(await readRecurrencesFile(opts.recurrences !== undefined ? ctx.path(opts.recurrences) : defaultRecurrencesFile(store, ctx.io.cwd), opts.recurrences !== undefined, recurActor)),
+        ...opts.recur.map((f) => parseRecurFlag(f, recurActor)),
+      ];
+      const server = await buildTikServer({ root, cwd: ctx.io.cwd, store, env: ctx.io.env, peers: opts.peer, intervalSeconds: interval, logger: true, ...(effects ? { effects } : {}), ...(shard ? { shard } : {}), shardPeers: opts.shardPeer, recur: { recurrences, intervalSeconds: recurInterval } });
       const address = await server.app.listen({ port, host: opts.host });
       ctx.warn(`serving ${store.location} on ${address}${shard ? ` as shard ${shardText(shard)}` : ''} (peers: ${opts.peer.length === 0 ? 'none' : opts.peer.join(' ')})`);
       server.antiEntropy.start();
       server.effects?.start();
+      server.startRecur();
+      if (recurrences.length > 0) ctx.warn(`scheduling ${recurrences.map((r) => `${r.process} ${r.cadence} as ${r.actor}`).join(', ')}`);
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);
