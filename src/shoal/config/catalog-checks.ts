@@ -4,7 +4,8 @@
  * table/domain/role, relationship endpoints, role inheritance, masking combinations. Issue paths use
  * the catalog's list indices (`tables[2].columns[0].mask_type`), which match the YAML's.
  */
-import { derivedCycle, isDerivedTable, planDerivedTables } from '../mv/derived-graph.js';
+import { derivedCycle, planDerivedTables } from '../mv/derived-graph.js';
+import { isDerivedTable } from '../mv/mv-relation.js';
 import { admitMaterializedView } from '../sql/determinism.js';
 import { child, item, type ConfigIssue } from './config-issue.js';
 import { didYouMean } from './did-you-mean.js';

@@ -12,11 +12,11 @@
  * table that reads itself, directly or through others, can never be computed: `derivedCycle` finds
  * it (registration refuses it; a service that meets one anyway reports the tables as unplannable).
  */
-import { DERIVED_SOURCE_ID, qualifiedName, type CatalogModel, type TableConfig } from '../config/model.js';
+import { qualifiedName, type CatalogModel, type TableConfig } from '../config/model.js';
 import { ShoalError } from '../errors.js';
 import { planQuery, type GovernanceCatalog } from '../sql/index.js';
 import { SERVICE_ROLE_ID, serviceCatalog } from './service-identity.js';
-import { isMaterializedView } from './mv-relation.js';
+import { isDerivedTable, isMaterializedView } from './mv-relation.js';
 
 /** A derived table as planned for the service role. */
 export interface DerivedTable {
@@ -29,11 +29,6 @@ export interface DerivedTable {
   readonly error: string | null;
   /** Keys (`<domain>.<table>`, lower case) of the registered tables view_sql reads, derived or not. */
   readonly reads: readonly string[];
-}
-
-/** Whether a table is defined by view_sql (an MV or a derived view). */
-export function isDerivedTable(t: Pick<TableConfig, 'source_id' | 'view_sql'>): boolean {
-  return t.source_id === DERIVED_SOURCE_ID && typeof t.view_sql === 'string' && t.view_sql.trim() !== '';
 }
 
 /**

@@ -9,9 +9,14 @@
 import { sha256Hex } from '../../core/hash.js';
 import { DERIVED_SOURCE_ID, catalogName, qualifiedName, type TableConfig } from '../config/model.js';
 
+/** Whether a table is defined by view_sql (a materialized view or a derived view). */
+export function isDerivedTable(t: Pick<TableConfig, 'source_id' | 'view_sql'>): boolean {
+  return t.source_id === DERIVED_SOURCE_ID && typeof t.view_sql === 'string' && t.view_sql.trim() !== '';
+}
+
 /** Whether a table is a materialized view (a derived table with view_sql and `materialize: true`). */
 export function isMaterializedView(t: Pick<TableConfig, 'source_id' | 'materialize' | 'view_sql'>): boolean {
-  return t.source_id === DERIVED_SOURCE_ID && t.materialize && typeof t.view_sql === 'string' && t.view_sql.trim() !== '';
+  return t.materialize && isDerivedTable(t);
 }
 
 /** An MV's id in the refresh catalog and the admin API: its qualified name `<domain>.<alias ?? table>`. */
@@ -40,7 +45,7 @@ function relationName(prefix: string, id: string): string {
  */
 export function engineNameWithMvs(t: TableConfig): readonly string[] {
   if (isMaterializedView(t)) return [mvRelationName(mvId(t))];
-  if (t.source_id === DERIVED_SOURCE_ID && typeof t.view_sql === 'string' && t.view_sql.trim() !== '') return [viewRelationName(mvId(t))];
+  if (isDerivedTable(t)) return [viewRelationName(mvId(t))];
   return [catalogName(t.source_id), t.schema, t.table];
 }
 

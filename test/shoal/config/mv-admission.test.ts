@@ -78,3 +78,27 @@ describe('MV admission at registration through the registry (the admin API path)
     }
   });
 });
+
+describe('derived tables over derived tables at registration through the registry', () => {
+  it('an MV over an MV and a view over it are admitted; re-registering the first to read the view (a cycle) is refused and changes nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shoal-mv-cycle-'));
+    const registry = await openRegistry('sqlite:///r.db', { baseDir: dir });
+    try {
+      await registry.registerDomain({ id: 'd' });
+      await registry.registerSource({ id: 'f', type: 'csv', path: 'f.csv' });
+      await registry.registerTable(makeTable({ source_id: 'f', domain_id: 'd', table: 't', columns: [makeColumn({ name: 'id', data_type: 'integer' })] }));
+      const derived = (table: string, viewSql: string, materialize: boolean) =>
+        makeTable({ source_id: '__derived__', domain_id: 'd', table, materialize, view_sql: viewSql, columns: [makeColumn({ name: 'id' })] });
+      await registry.registerTable(derived('a', 'SELECT id FROM f.default.t', true));
+      await registry.registerTable(derived('b', 'SELECT id FROM d.a', true));
+      await registry.registerTable(derived('v', 'SELECT id FROM d.b', false));
+      const before = await registry.epoch();
+      await expect(registry.registerTable(derived('a', 'SELECT id FROM d.v', true))).rejects.toMatchObject({ message: expect.stringContaining('d.a reads itself: d.a -> d.v -> d.b -> d.a') });
+      expect(await registry.epoch()).toBe(before);
+      expect((await registry.snapshot()).catalog.tables.find((t) => t.table === 'a')?.view_sql).toBe('SELECT id FROM f.default.t');
+    } finally {
+      await registry.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
