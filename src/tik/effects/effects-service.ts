@@ -78,12 +78,9 @@ export async function openEffects(options: EffectsOptions, deps: OpenEffectsDeps
     runner,
     ledger,
     routes: async (app) => {
-      app.get<{ Querystring: { state?: string } }>('/effects', async (req, res) => {
-        const state = req.query.state;
-        if (state !== undefined && state !== 'pending' && state !== 'delivered' && state !== 'dead') {
-          return res.code(400).send({ error: { code: 'server/bad-request', message: `state must be pending, delivered or dead, got ${JSON.stringify(state)}` } });
-        }
-        const [pipelines, counts, deliveries] = await Promise.all([ledger.pipelines(), ledger.counts(), ledger.list(state as DeliveryState | undefined)]);
+      const querystring = { type: 'object', additionalProperties: false, properties: { state: { enum: ['pending', 'delivered', 'dead'] } } } as const;
+      app.get<{ Querystring: { state?: DeliveryState } }>('/effects', { schema: { querystring } }, async (req) => {
+        const [pipelines, counts, deliveries] = await Promise.all([ledger.pipelines(), ledger.counts(), ledger.list(req.query.state)]);
         return {
           writer: runner.writer,
           rules: config.rules.length,

@@ -61,7 +61,9 @@ describe('effects in tik serve', () => {
         expect.objectContaining({ key: effectKey(t, ':requested', { type: 'webhook', url: `${receiver.url}/hook` }), state: 'delivered', attempts: 1, ticket: t }),
       ]);
       expect((await server.app.inject({ method: 'GET', url: '/effects?state=dead' })).json<{ deliveries: unknown[] }>().deliveries).toEqual([]);
-      expect((await server.app.inject({ method: 'GET', url: '/effects?state=bogus' })).statusCode).toBe(400);
+      const bad = await server.app.inject({ method: 'GET', url: '/effects?state=bogus' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json<{ error: { code: string } }>().error.code).toBe('server/bad-request');
       expect(receiver.received).toHaveLength(1);
     } finally {
       await server.close();
