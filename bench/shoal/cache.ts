@@ -6,14 +6,13 @@
  *   for a small aggregate and for a 1,000-row answer: what the cache saves;
  * - the same HIT through a shared Redis (when redis-server is installed: a throwaway server).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadConfig } from '../../src/shoal/config/load-config.js';
 import { ShoalInstance } from '../../src/shoal/instance/instance.js';
-import { freePort } from '../../test/support/services.js';
+import { PrivateRedis, REDIS_SERVER } from '../../test/integration/shoal/cache/result-redis-server.js';
 import { median, type BenchResult } from '../tik/measure.js';
 
 async function drain(instance: ShoalInstance, sql: string, role = 'admin', vars: Record<string, string> = {}): Promise<number> {
@@ -43,20 +42,11 @@ rls_rules:
   - {table_id: facts, role_id: analyst, filter: "region = current_setting('provisa.user_region')"}
 `;
 
-async function startRedis(dir: string): Promise<{ url: string; child: ChildProcess } | undefined> {
-  const bin = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => existsSync(p));
-  if (!bin) return undefined;
-  const port = await freePort();
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-  await new Promise((r) => setTimeout(r, 300));
-  return { url: `redis://127.0.0.1:${port}`, child };
-}
-
 export async function benchResultCache(rows: number, runs: number): Promise<BenchResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'shoal-bench-cache-'));
   const results: BenchResult[] = [];
   const open: ShoalInstance[] = [];
-  let redis: { url: string; child: ChildProcess } | undefined;
+  let redis: PrivateRedis | undefined;
   try {
     const parquet = join(dir, 'facts.parquet');
     const raw = await DuckDBInstance.create(':memory:', { threads: '2' });
@@ -91,7 +81,7 @@ export async function benchResultCache(rows: number, runs: number): Promise<Benc
     const rlsMiss = await median(runs, times(() => drain(live, gw(agg), 'analyst', { 'provisa.user_region': 'eu' })));
     results.push({ name: 'result cache: hit vs miss, RLS role', floorMs: rlsMiss, ms: rls, note: 'aggregate as a role with a row filter' });
 
-    redis = await startRedis(dir);
+    redis = REDIS_SERVER ? await PrivateRedis.start() : undefined;
     if (redis) {
       const shared = await start('redis.yaml', `{enabled: true, default_ttl: 3600, redis_url: "${redis.url}"}`);
       for (const [label, sql] of [['aggregate', agg], ['1,000-row page', page]] as const) {
@@ -105,7 +95,7 @@ export async function benchResultCache(rows: number, runs: number): Promise<Benc
     rc.closeSync();
   } finally {
     for (const i of open) await i.close();
-    redis?.child.kill('SIGKILL');
+    await redis?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   return results;

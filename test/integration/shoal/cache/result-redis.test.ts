@@ -3,46 +3,15 @@
  * mid-run: two instances share entries; with Redis gone every answer is still the live answer
  * (no client error) and fallbacks are counted; once Redis is back the cache serves again.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../src/shoal/config/load-config.js';
 import { ShoalInstance } from '../../../../src/shoal/instance/instance.js';
 import { buildApp } from '../../../../src/shoal/server/app.js';
-import { freePort } from '../../../support/services.js';
-
-const REDIS_BIN = ['/usr/bin/redis-server', '/usr/local/bin/redis-server', ...(process.env.PATH ?? '').split(':').map((d) => join(d, 'redis-server'))].find((p) => existsSync(p));
-
-async function startRedis(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn(REDIS_BIN!, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  probe.on('error', () => undefined);
-  for (let i = 0; i < 200; i++) {
-    try {
-      await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      return child;
-    } catch {
-      probe.disconnect();
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  child.kill('SIGKILL');
-  throw new Error(`redis-server did not start on port ${port}`);
-}
-
-async function kill(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
+import { PrivateRedis, REDIS_SERVER } from './result-redis-server.js';
 
 const ORDERS = 'id,region,amount\n1,eu,10.50\n2,us,20.00\n3,eu,30.25\n4,us,5.125\n';
 const CONFIG = (cache: string) => `control_plane: {tenant_url: "sqlite:///registry.db"}
@@ -78,10 +47,9 @@ const REQUESTS = QUERIES.flatMap((sql) => [
 
 const metric = (text: string, name: string): number => Number(text.split('\n').find((l) => l.startsWith(`${name}{tier="result"} `))?.split(' ')[1]);
 
-describe.skipIf(!REDIS_BIN)('the result cache on a shared Redis that goes away', () => {
+describe.skipIf(!REDIS_SERVER)('the result cache on a shared Redis that goes away', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shoal-result-redis-'));
-  let port: number;
-  let redis: ChildProcess | undefined;
+  let redis: PrivateRedis;
   const instances: ShoalInstance[] = [];
   const apps: FastifyInstance[] = [];
   let a: FastifyInstance;
@@ -89,10 +57,9 @@ describe.skipIf(!REDIS_BIN)('the result cache on a shared Redis that goes away',
   let oracle: FastifyInstance;
 
   beforeAll(async () => {
-    port = await freePort();
-    redis = await startRedis(port, dir);
+    redis = await PrivateRedis.start();
     writeFileSync(join(dir, 'orders.csv'), ORDERS);
-    writeFileSync(join(dir, 'cached.yaml'), CONFIG(`{enabled: true, default_ttl: 300, redis_url: "redis://127.0.0.1:${port}"}`));
+    writeFileSync(join(dir, 'cached.yaml'), CONFIG(`{enabled: true, default_ttl: 300, redis_url: "${redis.url}"}`));
     writeFileSync(join(dir, 'plain.yaml'), CONFIG('{enabled: false}'));
     for (const file of ['cached.yaml', 'cached.yaml', 'plain.yaml']) {
       const instance = await ShoalInstance.start({ config: loadConfig({ path: join(dir, file) }).config, baseDir: dir, mv: { tickMs: 0 }, hot: false, resultCache: { redisTimeoutMs: 10_000 } /* a loaded machine must not turn a slow reply into a fallback */ });
@@ -105,7 +72,7 @@ describe.skipIf(!REDIS_BIN)('the result cache on a shared Redis that goes away',
   afterAll(async () => {
     for (const app of apps) await app.close();
     for (const i of instances) await i.close();
-    await kill(redis);
+    await redis?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -140,11 +107,11 @@ describe.skipIf(!REDIS_BIN)('the result cache on a shared Redis that goes away',
     const burst = Array.from({ length: 4 }, () => REQUESTS.flatMap((r, i) => [{ app: a, r, i }, { app: b, r, i }])).flat();
     const answers = await Promise.all(
       burst.map(async ({ app, r, i }, n) => {
-        if (n === Math.floor(burst.length / 3)) await kill(redis);
+        if (n === Math.floor(burst.length / 3)) await redis.kill();
         return { got: await ask(app, r), i };
       }),
     );
-    expect(redis!.signalCode).toBe('SIGKILL');
+    expect(redis.killed).toBe(true);
     for (const { got, i } of answers) {
       expect({ status: got.status, body: got.body }).toEqual({ status: expected[i]!.status, body: expected[i]!.body });
       expect(['HIT', 'MISS']).toContain(got.cache);
@@ -161,7 +128,7 @@ describe.skipIf(!REDIS_BIN)('the result cache on a shared Redis that goes away',
   }, 60_000);
 
   it('once Redis is back, the cache serves again (the client reconnects by itself)', async () => {
-    redis = await startRedis(port, dir);
+    await redis.restart();
     const r = REQUESTS[1]!;
     const live = await ask(oracle, r);
     // reconnection is asynchronous: poll until an entry is stored and served (bounded, not timed)
