@@ -182,4 +182,40 @@ describe('effect runner (real stores, real HTTP receiver, shared SQLite ledger o
     expect(await r.round()).toMatchObject({ held: ['default'], delivered: 1 });
     expect(receiver.received).toHaveLength(1);
   });
+  it('two rules with the same stage and URL are one delivery (the key has no pipeline in it)', async () => {
+    const dir = await deployStore();
+    dirs.push(dir);
+    await newDeploy(dir);
+    const config = parseEffectsConfig(`{:effects [{:stage :requested :url "${receiver.url}/same" :pipeline :a}
+                                                  {:stage :requested :url "${receiver.url}/same" :pipeline :b}]}`);
+    const r = runner(await store(dir), await ledger(), config, 'A');
+    expect(await r.round()).toMatchObject({ discovered: 1, delivered: 1, held: ['a', 'b'] });
+    expect(await r.round()).toMatchObject({ discovered: 0, delivered: 0 });
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('stopping aborts a POST in flight; it is recorded as a failed attempt and retried later with the same key', async () => {
+    const dir = await deployStore();
+    dirs.push(dir);
+    const t = await newDeploy(dir);
+    const l = await ledger();
+    const s = await store(dir);
+    const config = parseEffectsConfig(`{:effects [{:stage :requested :url "${receiver.url}/held"}]}`);
+    receiver.answer = () => 'hold';
+    const r = runner(s, l, config, 'A');
+    const round = r.round();
+    await receiver.waitFor(1);
+    await r.stop();
+    expect(await round).toMatchObject({ failed: 1, delivered: 0 });
+    const key = effectKey(t, ':requested', { type: 'webhook', url: `${receiver.url}/held` });
+    expect(await l.get(key)).toMatchObject({ state: 'pending', attempts: 1, lastError: 'aborted: tik serve is stopping' });
+    // a fresh start (another process) picks it up once the backoff has passed
+    receiver.answer = () => 200;
+    await clock.set(l.db, DB_T0 + 1_000);
+    expect(await runner(s, l, config, 'B').round()).toMatchObject({ delivered: 1 });
+    expect(receiver.received.map((x) => [x.key, x.attempt])).toEqual([
+      [key, '1'],
+      [key, '2'],
+    ]);
+  });
 });
