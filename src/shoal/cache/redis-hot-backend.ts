@@ -5,7 +5,8 @@
  * An outage never reaches a client: commands fail fast (no offline queue, a short command
  * timeout), the backend reports itself unhealthy (the cache then serves nothing and queries run
  * live), and it reconnects in the background. Messages published while this instance was
- * disconnected are lost, so every (re)subscription is reported as "invalidate all".
+ * disconnected are lost (and loads failed), so every subscription is reported as "invalidate all"
+ * (drop every copy and reload).
  */
 import { Redis } from 'ioredis';
 import { type HotBackend, type HotBlob, type HotInvalidation, hotKeys } from './hot-backend.js';
@@ -31,7 +32,6 @@ export class RedisHotBackend implements HotBackend {
   private readonly sub: Redis;
   private readonly handlers: ((inv: HotInvalidation) => void)[] = [];
   private subscribed = false;
-  private everSubscribed = false;
   private closed = false;
 
   constructor(url: string, options: RedisHotBackendOptions = {}) {
@@ -55,9 +55,8 @@ export class RedisHotBackend implements HotBackend {
       this.sub.subscribe(hotKeys.channel).then(
         () => {
           this.subscribed = true;
-          // whatever was published while we were away is lost: start over
-          if (this.everSubscribed) this.emit({ all: true });
-          this.everSubscribed = true;
+          // whatever was published while we were away is lost, and loads failed meanwhile: start over
+          this.emit({ all: true });
         },
         onError,
       );

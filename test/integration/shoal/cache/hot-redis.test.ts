@@ -38,8 +38,8 @@ const insert = (t: Table) => `INSERT INTO ${t.name} VALUES ${t.rows.map((r) => `
 /** A private redis-server on a free port. */
 class OwnRedis {
   private constructor(readonly port: number, private readonly child: ChildProcess, private readonly dir: string) {}
-  static async start(): Promise<OwnRedis> {
-    const port = await freePort();
+  static async start(fixedPort?: number): Promise<OwnRedis> {
+    const port = fixedPort ?? (await freePort());
     const dir = mkdtempSync(join(tmpdir(), 'shoal-hot-redis-'));
     const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
     for (let i = 0; i < 300; i++) {
@@ -132,8 +132,8 @@ describe.skipIf(postgres.skip || redisService.skip)('hot tables over real Redis 
     instances.push(i);
     return i;
   };
-  const redisStart = async () => {
-    const r = await OwnRedis.start();
+  const redisStart = async (port?: number) => {
+    const r = await OwnRedis.start(port);
     redises.push(r);
     return r;
   };
@@ -166,7 +166,7 @@ describe.skipIf(postgres.skip || redisService.skip)('hot tables over real Redis 
     const redis = await redisStart();
     const metrics = new MetricsRegistry();
     const hot = await start(yamlFor(redis.url), { metrics });
-    const live = await start(yamlFor(undefined), { hot: false, importConfig: false });
+    const live = await start(yamlFor(undefined), { hot: false });
     expect(hot.hot!.backendKind).toBe('redis');
     expect(hot.hot!.status().find((s) => s.table === 'sales.customers')?.state).toBe('cached');
     let run = 0;
@@ -194,7 +194,7 @@ describe.skipIf(postgres.skip || redisService.skip)('hot tables over real Redis 
   it('type fidelity: a hot table of every common PostgreSQL type answers exactly as live (types, cells, equality)', async () => {
     const redis = await redisStart();
     const hot = await start(yamlFor(redis.url));
-    const live = await start(yamlFor(undefined), { hot: false, importConfig: false });
+    const live = await start(yamlFor(undefined), { hot: false });
     expect(hot.hot!.status().find((s) => s.table === 'sales.kinds')).toMatchObject({ state: 'cached', rows: 4 });
     const queries = [
       'SELECT k.*, p.amount AS pa FROM sales.kinds k JOIN sales.payments p ON p.id = k.id',
@@ -224,7 +224,7 @@ describe.skipIf(postgres.skip || redisService.skip)('hot tables over real Redis 
       const blob = 'provisa:hot:sales.customers:blob';
       const customers = data.find((t) => t.name === 'customers')!.rows.length;
       // exactly at the row bound: cached, its blob in Redis
-      const at = await start(yamlFor(redis.url, `max_rows: ${customers}`), { importConfig: false });
+      const at = await start(yamlFor(redis.url, `max_rows: ${customers}`));
       const cached = at.hot!.status().find((s) => s.table === 'sales.customers')!;
       expect(cached.state).toBe('cached');
       expect(await r.exists(blob)).toBe(1);
@@ -234,7 +234,7 @@ describe.skipIf(postgres.skip || redisService.skip)('hot tables over real Redis 
       await r.flushall();
       // one row over
       let before = await writes();
-      const overRows = await start(yamlFor(redis.url, `max_rows: ${customers - 1}`), { importConfig: false });
+      const overRows = await start(yamlFor(redis.url, `max_rows: ${customers - 1}`));
       expect(overRows.hot!.status().find((s) => s.table === 'sales.customers')).toMatchObject({ state: 'over_rows' });
       expect(await r.exists(blob)).toBe(0);
       const q = await answer(overRows, 'SELECT c.id, p.id AS pid FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id', VIEWERS[0]!);
@@ -247,12 +247,12 @@ describe.skipIf(postgres.skip || redisService.skip)('hot tables over real Redis 
       expect((await r.keys('provisa:hot:sales.customers:*'))).toEqual([]);
       await r.flushall();
       // exactly at the byte bound: cached; one byte under it: not cached, no write
-      const atBytes = await start(yamlFor(redis.url, `max_bytes: ${bytes}`), { importConfig: false });
+      const atBytes = await start(yamlFor(redis.url, `max_bytes: ${bytes}`));
       expect(atBytes.hot!.status().find((s) => s.table === 'sales.customers')).toMatchObject({ state: 'cached', bytes });
       await atBytes.close();
       await r.flushall();
       before = await writes();
-      const overBytes = await start(yamlFor(redis.url, `max_bytes: ${bytes - 1}`), { importConfig: false });
+      const overBytes = await start(yamlFor(redis.url, `max_bytes: ${bytes - 1}`));
       expect(overBytes.hot!.status().find((s) => s.table === 'sales.customers')).toMatchObject({ state: 'over_bytes' });
       expect(await r.keys('provisa:hot:sales.customers:*')).toEqual([]);
       const kindsBytes = overBytes.hot!.status().find((s) => s.table === 'sales.kinds')!;
@@ -266,8 +266,8 @@ describe.skipIf(postgres.skip || redisService.skip)('hot tables over real Redis 
 
   it('two instances sharing Redis: an invalidation on one is honoured by the other (pub/sub, no TTL wait)', async () => {
     const redis = await redisStart();
-    const a = await start(yamlFor(redis.url, 'refresh_interval: 3600'), { importConfig: false });
-    const b = await start(yamlFor(redis.url, 'refresh_interval: 3600'), { importConfig: false });
+    const a = await start(yamlFor(redis.url, 'refresh_interval: 3600'));
+    const b = await start(yamlFor(redis.url, 'refresh_interval: 3600'));
     const sql = 'SELECT c.id, c.name FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id WHERE c.id = 7';
     const statusOf = (i: ShoalInstance) => i.hot!.status().find((s) => s.table === 'sales.customers')!;
     const before = await answer(b, sql, VIEWERS[0]!);
@@ -285,6 +285,31 @@ describe.skipIf(postgres.skip || redisService.skip)('hot tables over real Redis 
       expect(after.ok && after.hot && after.rows.some((r) => r.includes('renamed-in-source'))).toBe(true);
     } finally {
       await db.query(`UPDATE customers SET name = 'name-7-${['EU', 'US', 'APAC'][7 % 3]}' WHERE id = 7`);
+    }
+  }, 120_000);
+
+  it('Redis down at start: the instance starts and answers live; once Redis is up it reconnects and serves hot rows', async () => {
+    const port = await freePort();
+    const live = await start(yamlFor(undefined), { hot: false });
+    const metrics = new MetricsRegistry();
+    const hot = await start(yamlFor(`redis://127.0.0.1:${port}`), { metrics });
+    const sql = 'SELECT c.id, c.email, p.amount FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id';
+    for (const v of VIEWERS) {
+      const a = await answer(hot, sql, v);
+      expect(a).toMatchObject({ ok: true, hot: false });
+      expect(same(a)).toEqual(same(await answer(live, sql, v)));
+    }
+    expect(metrics.value('shoal_cache_fallbacks_total', { tier: 'hot' })).toBeGreaterThan(0);
+    await redisStart(port);
+    // the subscription comes back, every copy is reloaded (generous timeout, no timed assertion)
+    await until('hot rows after Redis came up', async () => {
+      await hot.hot!.settled();
+      return (await answer(hot, sql, VIEWERS[1]!)).ok && hot.hot!.status().find((s) => s.table === 'sales.customers')?.state === 'cached';
+    }, 60_000);
+    for (const v of VIEWERS) {
+      const a = await answer(hot, sql, v);
+      expect(a.ok && a.hot).toBe(true);
+      expect(same(a)).toEqual(same(await answer(live, sql, v)));
     }
   }, 120_000);
 });
