@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/shoal/config/load-config.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { buildApp } from '../../../src/shoal/server/app.js';
+import { adminPlugin } from '../../../src/shoal/server/admin-plugin.js';
 import { mvAdminPlugin } from '../../../src/shoal/server/mv-admin-plugin.js';
 import { openSqliteClient } from '../../../src/core/sql/sqlite-client.js';
 import type { SqlClient } from '../../../src/core/sql/sql-client.js';
@@ -88,6 +89,32 @@ roles:
     expect(await call('GET', '/admin/mv/sales.totals/log?limit=0')).toMatchObject({ status: 400 });
     const listed = (await call('GET', '/admin/mv')).body.mvs as { serving: unknown }[];
     expect(listed[0]?.serving).toMatchObject({ kind: 'snapshot', snapshotId: forced.body.snapshotId });
+  });
+
+  it('registration through POST /admin/tables runs the determinism check: a distributed non-deterministic MV is 422, the same as shared is admitted and served', async () => {
+    const admin = await buildApp({ service: instance, logger: false, plugins: [adminPlugin(instance), mvAdminPlugin(instance)] });
+    try {
+      const register = (table: string, tier: string, viewSql: string) =>
+        admin.inject({
+          method: 'POST',
+          url: '/admin/tables',
+          headers: { 'x-provisa-role': 'admin' },
+          payload: { source_id: '__derived__', domain_id: 'sales', table, materialize: true, mv_consistency: tier, view_sql: viewSql, columns: [{ name: 'n', data_type: 'bigint' }] },
+        });
+      const nondeterministic = 'SELECT count(*) AS n FROM "orders_csv"."default"."orders" WHERE random() < 0.5';
+      const refused = await register('sampled', 'distributed', nondeterministic);
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json()).toMatchObject({ error: { code: 'MV_REJECTED', message: expect.stringMatching(/deterministic/) } });
+      expect((await register('sampled', 'shared', nondeterministic)).statusCode).toBe(200);
+      expect((await register('counted', 'distributed', 'SELECT count(*) AS n FROM "orders_csv"."default"."orders"')).statusCode).toBe(200);
+      await instance.refresh();
+      const ids = ((await admin.inject({ method: 'GET', url: '/admin/mv', headers: { 'x-provisa-role': 'admin' } })).json() as { mvs: { id: string }[] }).mvs.map((m) => m.id);
+      expect(ids).toEqual(expect.arrayContaining(['sales.sampled', 'sales.counted']));
+      for (const t of ['sampled', 'counted']) expect((await admin.inject({ method: 'DELETE', url: `/admin/tables/sales.${t}`, headers: { 'x-provisa-role': 'admin' } })).statusCode).toBe(200);
+      await instance.refresh();
+    } finally {
+      await admin.close();
+    }
   });
 
   it('an unknown MV is a 404 on every route', async () => {
