@@ -88,4 +88,24 @@ describe.skipIf(!REDIS_SERVER)('Redis result store', () => {
     expect(back).toBe(true);
     expect(await store.get('w')).toBe('x');
   });
+
+  it('opened while Redis is down: commands fail at once, and it connects by itself when Redis comes up', async () => {
+    const later = await PrivateRedis.start();
+    await later.kill();
+    const s = await RedisResultStore.open(later.url, { commandTimeoutMs: 10_000, connectTimeoutMs: 500 });
+    try {
+      await expect(s.get('k')).rejects.toThrow();
+      await later.restart();
+      let up = false;
+      for (let i = 0; i < 200 && !up; i++) {
+        up = await s.set('k', 'v', 60_000, []).then(() => true, () => false);
+        if (!up) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(up).toBe(true);
+      expect(await s.get('k')).toBe('v');
+    } finally {
+      await s.close();
+      await later.stop();
+    }
+  });
 });
