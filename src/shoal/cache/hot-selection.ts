@@ -6,7 +6,8 @@
  *   candidates are promoted lazily, after a query first reads them;
  * - `hot: false`: never.
  * `auto_threshold: 0` turns automatic selection off (only `hot: true` tables are cached).
- * Derived tables (view_sql, MVs) are never hot: they have no rows of their own to cache.
+ * Derived tables (view_sql, MVs) are never hot: they have no rows of their own to cache. Tables of
+ * tik sources are never automatic: their stages are derived from `now` at query time.
  */
 import { sha256Hex } from '../../core/hash.js';
 import { canonicalJson } from '../registry/canonical-json.js';
@@ -37,6 +38,8 @@ export function hotCandidates(model: CatalogModel, bounds: HotTablesConfig, reac
     const base = { key, table: t, fingerprint };
     if (t.hot === true) out.push({ ...base, reason: 'explicit', maxRows: bounds.max_rows });
     else if (bounds.auto_threshold === 0) continue; // automatic selection off
+    // a tik table's stages are derived at query time from `now`: a copy would freeze them
+    else if (model.sources.find((s) => s.id === t.source_id)?.type === 'tik') continue;
     else if (manyToOneTargets.has(tableId(t).toLowerCase()) || manyToOneTargets.has(key)) out.push({ ...base, reason: 'relationship', maxRows: bounds.max_rows });
     else out.push({ ...base, reason: 'auto', maxRows: Math.min(bounds.auto_threshold, bounds.max_rows) });
   }
