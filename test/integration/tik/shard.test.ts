@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { shardOf } from '../../../src/tik/shard/shard-spec.js';
 import { openFileStore } from '../../../src/tik/store/file/open-file-store.js';
@@ -43,7 +44,17 @@ async function post(r: Replica, verb: string, args: string[]): Promise<{ ticket:
   return body;
 }
 
-const eventFiles = (dir: string): Record<string, string> => Object.fromEntries(Object.entries(snapshot(dir)).filter(([k]) => k.startsWith('tickets/')));
+/** The event files of a store (name → sha256), read while a server may be writing (temp files skipped, a vanished one retried). */
+function eventFiles(dir: string): Record<string, string> {
+  if (!existsSync(join(dir, 'tickets'))) return {};
+  for (;;) {
+    try {
+      return Object.fromEntries(Object.entries(snapshot(join(dir, 'tickets'))).filter(([k]) => !k.split('/').some((part) => part.startsWith('.'))).map(([k, v]) => [`tickets/${k}`, v]));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+}
 
 describe('tik serve --shard: 2 shards × 2 replicas (real processes)', () => {
   it('ls and next through any replica equal one store holding every ticket; a shard with no replica is a 503', async () => {
