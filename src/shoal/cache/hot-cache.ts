@@ -199,6 +199,8 @@ export class HotCache {
     for (const key of new Set(tables)) {
       const slot = this.slots.get(key);
       if (!slot) continue;
+      // an automatic candidate found too big, empty or of an uncacheable type is simply not a hot table
+      if (slot.candidate.reason !== 'explicit' && ['over_rows', 'over_bytes', 'empty', 'unsupported'].includes(slot.state)) continue;
       if (inlined.has(key)) m.inc('shoal_cache_hits_total', TIER);
       else if (!healthy || ['over_rows', 'over_bytes', 'failed', 'unsupported'].includes(slot.state)) m.inc('shoal_cache_fallbacks_total', TIER);
       else m.inc('shoal_cache_misses_total', TIER);
