@@ -18,7 +18,9 @@ import { cleanup, tempDir } from '../../tik/cli/harness.js';
 import { closedPort, deployStore, startReceiver, until, type Receiver } from '../../tik/effects/effects-fixture.js';
 
 const postgres = service('postgres');
-const LEASE_MS = 1_500;
+/** Long enough that a loaded machine never loses a live holder's lease; short where a takeover is the point. */
+const STEADY_LEASE_MS = 10_000;
+const TAKEOVER_LEASE_MS = 3_000;
 const dirs: string[] = [];
 const running = new Set<ServerProcess>();
 let receiver: Receiver | undefined;
@@ -48,7 +50,7 @@ interface EffectsView {
 const effectsOf = async (r: Replica): Promise<EffectsView> => (await fetch(`${r.url}/effects`)).json() as Promise<EffectsView>;
 
 /** Three replicas (file, SQLite, file stores) with the same effects.edn, peers of each other, sharing `ledgerUrl`. */
-async function startFleet(ledgerUrl: string, hooks: string): Promise<Replica[]> {
+async function startFleet(ledgerUrl: string, hooks: string, leaseMs: number): Promise<Replica[]> {
   const replicas: Replica[] = [];
   for (const sqlite of [false, true, false]) {
     const dir = await deployStore({ sqlite });
@@ -71,7 +73,7 @@ async function startFleet(ledgerUrl: string, hooks: string): Promise<Replica[]> 
           HOME: home,
           TIK_ACTOR: `replica-${r.port}`,
           TIK_EFFECTS_INTERVAL_MS: '200',
-          TIK_EFFECTS_LEASE_MS: String(LEASE_MS),
+          TIK_EFFECTS_LEASE_MS: String(leaseMs),
           TIK_EFFECTS_BACKOFF_MS: '200',
           TIK_EFFECTS_TIMEOUT_MS: '60000',
           TIK_EFFECTS_MAX_ATTEMPTS: '3',
@@ -130,7 +132,7 @@ for (const ledger of ledgers) {
       const hooks = `{:effects [{:stage :requested :url "${receiver.url}/requested" :process :deploy}
                                 {:stage :approved :url "${receiver.url}/approved" :pipeline :release}
                                 {:stage :approved :url "${gone}" :pipeline :broken}]}`;
-      const replicas = await startFleet(url, hooks);
+      const replicas = await startFleet(url, hooks, STEADY_LEASE_MS);
       const tickets: string[] = [];
       for (const [i, r] of replicas.entries()) tickets.push((await post(r, 'new', ['deploy', '--title', `from replica ${i}`])).ticket);
       // approvals written on a different replica than the one that created the ticket
@@ -171,7 +173,7 @@ for (const ledger of ledgers) {
     it('a lease holder SIGKILLed mid-delivery: another replica delivers after the lease expires, with the same Idempotency-Key', async () => {
       receiver = await startReceiver();
       const url = await ledger.url();
-      const replicas = await startFleet(url, `{:effects [{:stage :requested :url "${receiver.url}/slow"}]}`);
+      const replicas = await startFleet(url, `{:effects [{:stage :requested :url "${receiver.url}/slow"}]}`, TAKEOVER_LEASE_MS);
       // the receiver never answers the first request: the sender is stuck mid-delivery
       receiver.answer = (r) => (r.attempt === '1' ? 'hold' : 200);
       const t = (await post(replicas[0]!, 'new', ['deploy', '--title', 'killed mid-send'])).ticket;
@@ -224,7 +226,7 @@ describe('a lease holder stopped (SIGSTOP) past its lease, on a shared SQLite fi
     receiver = await startReceiver();
     const d = tempDir('tik-effects-ledger-');
     dirs.push(d);
-    const replicas = await startFleet(`sqlite:///${join(d, 'effects.db')}`, `{:effects [{:stage :requested :url "${receiver.url}/stall"}]}`);
+    const replicas = await startFleet(`sqlite:///${join(d, 'effects.db')}`, `{:effects [{:stage :requested :url "${receiver.url}/stall"}]}`, TAKEOVER_LEASE_MS);
     receiver.answer = (r) => (r.attempt === '1' ? 'hold' : 200);
     const t = (await post(replicas[0]!, 'new', ['deploy', '--title', 'stalled sender'])).ticket;
     const key = effectKey(t, ':requested', { type: 'webhook', url: `${receiver.url}/stall` });
