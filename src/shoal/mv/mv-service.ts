@@ -2,20 +2,26 @@
  * One instance's materialized views: the glue between the catalog model, the shared refresh
  * catalog (law S3), the snapshot store, the materializer and the resolver.
  *
- * - `sync(model)` (every catalog rebuild): learn the MVs, plan their view_sql as the service role,
- *   seed their catalog rows (idempotent across the fleet).
+ * - `sync(model)` (every catalog rebuild): learn the MVs and derived views, plan their view_sql as
+ *   the service role (./derived-graph.ts), seed the MVs' catalog rows (idempotent across the fleet).
  * - `refresh(id)`: one coordinated refresh: claim for the current versions, build an unpublished
  *   snapshot under a heartbeat, publish it by the fenced commit.
  * - `bind(plan)`: before a governed query runs, bind each MV it reads to the published snapshot
  *   (resolved through the catalog, cached ≤ 1 s) or, if none was ever published, to its view_sql
  *   computed live; the response says which in the `x-shoal-mv` header (`<id>=snapshot:<sid>`,
- *   `<id>=local:<sid>` for a distributed MV's own copy, `<id>=live`).
+ *   `<id>=local:<sid>` for a distributed MV's own copy, `<id>=live`). A derived view, and an MV
+ *   computed live, bring what they read along (bound the same way, dependencies first).
+ * - An MV over an MV is built from the upstream's snapshot, and stamped with its id; a view or an
+ *   MV without a snapshot that it reads is computed inline (see `inputs`).
  * - `candidates()` / `collectGarbage()`: what the scheduler loop claims, and snapshot GC.
+ * - `running()`, `lastRefresh()`, `observe()`: progress and timing for the admin API, events for
+ *   the /metrics series.
  *
  * `distributed` MVs skip the catalog: each instance materializes them into its OWN scratch store
  * (`localStore`), comparing the input version before and after; when the inputs moved meanwhile it
- * retries, and after `quiescenceRetries` reports the source as not quiescent (`onNotQuiescent`, and
- * the `notQuiescent` counter) and keeps serving what it had, rather than a copy no peer agrees with.
+ * retries, and after `quiescenceRetries` reports the source as not quiescent (`onNotQuiescent`, a
+ * `not_quiescent` event, the `notQuiescent` counters) and keeps serving what it had, rather than a
+ * copy no peer agrees with.
  */
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
