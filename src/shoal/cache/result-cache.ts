@@ -9,10 +9,11 @@
  * HIT) tell them apart. A live answer is stored after its last row has been produced, so an
  * aborted or failed query never leaves a partial entry.
  */
+import { createHash } from 'node:crypto';
 import type { CacheConfig } from '../config/model.js';
 import { CACHE_METRICS, declareCacheMetrics, type MetricsRegistry } from '../server/metrics.js';
 import type { QueryResult } from '../server/query-service.js';
-import { decodeEntry, encodeRow, entryText } from './result-codec.js';
+import { type ResultEntry, decodeEntry, encodeRow, entryText } from './result-codec.js';
 import { type ResultKeyContext, type ResultKeyInput, resultCacheability } from './result-key.js';
 import { MemoryResultStore } from './result-memory-store.js';
 import { RedisResultStore } from './result-redis-store.js';
@@ -49,11 +50,33 @@ export interface ResultLookup {
 }
 
 const BATCH = 1024;
+/** Requests remembered for the fast path; the map is dropped whole when it reaches this size. */
+const MAX_REMEMBERED = 10_000;
+
+/** A request as it arrives, before planning. */
+export interface ResultRequest {
+  readonly epoch: number;
+  readonly role: string;
+  readonly sql: string;
+  readonly vars: Readonly<Record<string, string>>;
+}
+
+/** What planning a cacheable request gave, remembered so a repeat can skip planning. */
+interface Remembered {
+  readonly key: string;
+  readonly route: string;
+}
+
+const requestKey = (r: ResultRequest): string =>
+  createHash('sha256')
+    .update(JSON.stringify([r.epoch, r.role, r.sql, Object.entries(r.vars).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]))
+    .digest('hex');
 const ascii = (s: string): string => s.replace(/[^\x20-\x7e]/g, '?');
 
 export class ResultCache {
   private readonly clock: () => number;
   private readonly maxEntryBytes: number;
+  private readonly remembered = new Map<string, Remembered>();
 
   private constructor(
     /** Where entries live; `tier` says which. */
@@ -81,6 +104,12 @@ export class ResultCache {
   /** Look a planned query up. Never throws for a store failure: that is a MISS and a fallback. */
   async lookup(input: ResultKeyInput, ctx: Omit<ResultKeyContext, 'defaultTtl'>): Promise<ResultLookup> {
     const c = resultCacheability(input, { ...ctx, defaultTtl: this.defaultTtl });
+    // planning is a function of the request and the catalog epoch once nothing reads the clock (a
+    // cacheable query reads none); an MV read also depends on the snapshot bound, so it is not remembered
+    if (c.cacheable && input.mv === undefined) {
+      if (this.remembered.size >= MAX_REMEMBERED) this.remembered.clear();
+      this.remembered.set(requestKey({ epoch: input.epoch, role: input.role, sql: input.userSql, vars: input.vars }), { key: c.key, route: input.route });
+    }
     if (!c.cacheable) {
       this.count('misses');
       return this.live({ [CACHE_HEADER]: 'MISS', [CACHE_REASON_HEADER]: ascii(`uncacheable: ${c.reason}`) });
@@ -92,26 +121,51 @@ export class ResultCache {
       this.count('fallbacks');
       return this.live({ [CACHE_HEADER]: 'MISS', [CACHE_REASON_HEADER]: 'cache store unavailable' });
     }
-    const now = this.clock();
-    const entry = text === undefined ? undefined : decodeEntry(text);
-    if (entry && now - entry.at < entry.ttlMs) {
+    const served = this.fresh(text);
+    if (served) {
       this.count('hits');
-      const headers = { [CACHE_HEADER]: 'HIT', [CACHE_AGE_HEADER]: String(Math.max(0, Math.floor((now - entry.at) / 1000))) };
-      return {
-        status: 'HIT',
-        headers,
-        hit: (extra) => ({
-          columns: entry.columns,
-          headers: { ...extra, ...headers },
-          batches: (async function* () {
-            for (let i = 0; i < entry.rows.length; i += BATCH) yield entry.rows.slice(i, i + BATCH);
-          })(),
-        }),
-        keep: (live) => live,
-      };
+      return { status: 'HIT', headers: served.headers, hit: (extra) => served.result(extra), keep: (live) => live };
     }
     this.count('misses');
     return this.live({ [CACHE_HEADER]: 'MISS' }, (live) => this.tee(live, c.key, c.ttlSeconds * 1000, c.tables));
+  }
+
+  /**
+   * The fast path, before planning: a request seen before (same epoch, role, SQL and session
+   * variables — all of them, since what the plan reads is not known yet) whose stored answer is
+   * still fresh. Undefined means "plan and look up as usual" (nothing is counted here then).
+   */
+  async lookupRequest(request: ResultRequest): Promise<QueryResult | undefined> {
+    const known = this.remembered.get(requestKey(request));
+    if (!known) return undefined;
+    let text: string | undefined;
+    try {
+      text = await this.store.get(known.key);
+    } catch {
+      return undefined; // the planned lookup meets the same outage and counts it
+    }
+    const served = this.fresh(text);
+    if (!served) return undefined;
+    this.count('hits');
+    return served.result({ 'x-shoal-route': known.route });
+  }
+
+  /** A stored entry that is still fresh on the clock, as a HIT result. */
+  private fresh(text: string | undefined): { headers: Record<string, string>; result: (extra: Readonly<Record<string, string>>) => QueryResult } | undefined {
+    const entry: ResultEntry | undefined = text === undefined ? undefined : decodeEntry(text);
+    const now = this.clock();
+    if (!entry || now - entry.at >= entry.ttlMs) return undefined;
+    const headers = { [CACHE_HEADER]: 'HIT', [CACHE_AGE_HEADER]: String(Math.max(0, Math.floor((now - entry.at) / 1000))) };
+    return {
+      headers,
+      result: (extra) => ({
+        columns: entry.columns,
+        headers: { ...extra, ...headers },
+        batches: (async function* () {
+          for (let i = 0; i < entry.rows.length; i += BATCH) yield entry.rows.slice(i, i + BATCH);
+        })(),
+      }),
+    };
   }
 
   /**

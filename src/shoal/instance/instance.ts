@@ -332,6 +332,9 @@ export class ShoalInstance implements QueryService {
         hint: `use one of: ${state.model.roles.map((r) => r.id).join(', ') || '(no roles registered)'}`,
       });
     }
+    // result cache fast path: a repeat of a cacheable request is answered before planning
+    const remembered = await this.results?.lookupRequest({ epoch: state.epoch, role: req.role, sql: req.sql, vars: req.vars });
+    if (remembered) return remembered;
     // hot tables: bound (engine route only) to the cached rows; the governed subquery wraps them as it wraps the live relation
     const hot = new Map<string, { relation: string; body: string }>();
     const hotRelation = (key: string): string | undefined => {

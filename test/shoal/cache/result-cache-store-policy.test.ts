@@ -133,3 +133,54 @@ describe('what the result cache stores', () => {
     expect(await ResultCache.open({ enabled: false, default_ttl: 60 })).toBeUndefined();
   });
 });
+
+describe('the fast path before planning', () => {
+  const request = { epoch: 1, role: 'r', sql: 'SELECT a FROM d.t', vars: { 'provisa.x': '1' } };
+  const planned = (over: Partial<ResultKeyInput> = {}): ResultKeyInput => ({ ...input('governed'), vars: request.vars, ...over });
+
+  it('answers a repeat of a request whose planned lookup was cacheable, with its route', async () => {
+    const { cache, metrics } = await cacheOver();
+    expect(await cache.lookupRequest(request)).toBeUndefined(); // never planned yet
+    await readAll((await cache.lookup(planned(), ctx)).keep(live([[[1], [2]]])));
+    const hit = await cache.lookupRequest(request);
+    expect(hit?.headers).toEqual({ 'x-shoal-route': 'engine', [CACHE_HEADER]: 'HIT', [CACHE_AGE_HEADER]: '0' });
+    expect(await readAll(hit!)).toEqual([[1], [2]]);
+    expect(metrics.value('shoal_cache_hits_total', { tier: 'result' })).toBe(1);
+  });
+
+  it('needs the same epoch, role, SQL and every session variable, even one nothing reads', async () => {
+    const { cache } = await cacheOver();
+    await readAll((await cache.lookup(planned(), ctx)).keep(live([[[1]]])));
+    for (const other of [{ epoch: 2 }, { role: 'admin' }, { sql: 'SELECT a FROM d.t ' }, { vars: {} }, { vars: { 'provisa.x': '2' } }, { vars: { 'provisa.x': '1', unrelated: 'y' } }]) {
+      expect(await cache.lookupRequest({ ...request, ...other }), JSON.stringify(other)).toBeUndefined();
+    }
+    expect(await cache.lookupRequest(request)).toBeDefined();
+  });
+
+  it('does not remember MV reads (their snapshot is bound after planning), nor uncacheable queries', async () => {
+    const { cache } = await cacheOver();
+    await readAll((await cache.lookup(planned({ mv: 'd.t=snapshot:1' }), ctx)).keep(live([[[1]]])));
+    expect(await cache.lookupRequest(request)).toBeUndefined();
+    const clocked = { ...request, sql: 'SELECT now()' };
+    await readAll((await cache.lookup(planned({ userSql: clocked.sql }), ctx)).keep(live([[[1]]])));
+    expect(await cache.lookupRequest(clocked)).toBeUndefined();
+  });
+
+  it('falls through (counting nothing) when the entry expired, was invalidated, or the store fails', async () => {
+    let now = 0;
+    const { cache, metrics } = await cacheOver(undefined, { clock: () => now });
+    await readAll((await cache.lookup(planned(), ctx)).keep(live([[[1]]])));
+    now = 60_000;
+    expect(await cache.lookupRequest(request)).toBeUndefined();
+    now = 0;
+    expect(await cache.lookupRequest(request)).toBeDefined();
+    await cache.invalidate('d.t');
+    expect(await cache.lookupRequest(request)).toBeUndefined();
+    const failing: ResultStore = { tier: 'redis', get: () => Promise.reject(new Error('down')), set: async () => undefined, invalidate: async () => undefined, bytes: () => 0, close: async () => undefined };
+    const down = await cacheOver(failing);
+    await readAll((await down.cache.lookup(planned(), ctx)).keep(live([[[1]]])));
+    expect(await down.cache.lookupRequest(request)).toBeUndefined();
+    expect(down.metrics.value('shoal_cache_fallbacks_total', { tier: 'result' })).toBe(1); // the planned lookup's only
+    expect(metrics.value('shoal_cache_hits_total', { tier: 'result' })).toBe(1);
+  });
+});
