@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isCodedError } from '../../../src/core/errors.js';
 import { Instant } from '../../../src/tik/edn/index.js';
-import { effectKey, effectsOptionsFromEnv } from '../../../src/tik/effects/index.js';
+import { defaultEffectsFile, effectKey, effectsOptionsFromEnv } from '../../../src/tik/effects/index.js';
 import { buildTikServer } from '../../../src/tik/server/index.js';
-import { closeStore, openStore } from '../../../src/tik/store/index.js';
-import { T0, cleanup, tik } from '../cli/harness.js';
+import { closeStore, MemoryStore, openStore } from '../../../src/tik/store/index.js';
+import { T0, cleanup, tempDir, tik } from '../cli/harness.js';
 import { deployStore, newDeploy, startReceiver } from './effects-fixture.js';
 
 const dirs: string[] = [];
@@ -91,5 +91,25 @@ describe('effects in tik serve', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('effects/no-file');
     expect(r.stderr).toContain(join(dir, 'effects.edn'));
+  });
+  it('effects.edn is looked for in the store directory: the root, .tik for a hidden store, beside tik.db; else the working directory', async () => {
+    const plain = await deployStore();
+    const sqlite = await deployStore({ sqlite: true });
+    const hidden = tempDir('tik-effects-hidden-');
+    dirs.push(plain, sqlite, hidden);
+    expect((await tik(hidden, ['init', '--hidden'])).code).toBe(0);
+    for (const [dir, expected] of [
+      [plain, join(plain, 'effects.edn')],
+      [sqlite, join(sqlite, 'effects.edn')],
+      [hidden, join(hidden, '.tik', 'effects.edn')],
+    ] as const) {
+      const s = await openStore(dir);
+      try {
+        expect(defaultEffectsFile(s, '/elsewhere')).toBe(expected);
+      } finally {
+        await closeStore(s);
+      }
+    }
+    expect(defaultEffectsFile(new MemoryStore(), '/work/dir')).toBe('/work/dir/effects.edn');
   });
 });
