@@ -1,6 +1,6 @@
 import { TikError } from '../errors.js';
 import { SideFileDelegate } from '../store/side-file-delegate.js';
-import type { EventStore, StoredEvent, StoreKind } from '../store/store.js';
+import type { EventRef, EventStore, SidecarEntry, StoredEvent, StoreKind } from '../store/store.js';
 import type { Bundle } from '../sync/bundle.js';
 import { ownsTicket, shardOf, shardText, type ShardSpec } from './shard-spec.js';
 
@@ -15,6 +15,9 @@ export class ShardStore extends SideFileDelegate implements EventStore {
   readonly kind: StoreKind;
   readonly location: string;
   protected readonly files: EventStore;
+  /** The shard's part of the inner store's listing (present when the inner store lists). */
+  readonly allEventIds?: () => Promise<readonly EventRef[]>;
+  readonly allSidecarNames?: () => Promise<readonly SidecarEntry[]>;
 
   constructor(
     readonly inner: EventStore,
@@ -24,6 +27,10 @@ export class ShardStore extends SideFileDelegate implements EventStore {
     this.files = inner;
     this.kind = inner.kind;
     this.location = `${inner.location} (shard ${shardText(shard)})`;
+    const listEvents = inner.allEventIds?.bind(inner);
+    const listSidecars = inner.allSidecarNames?.bind(inner);
+    if (listEvents) this.allEventIds = async () => (await listEvents()).filter((r) => this.owns(r.ticket));
+    if (listSidecars) this.allSidecarNames = async () => (await listSidecars()).filter((r) => this.owns(r.ticket));
   }
 
   owns(ticket: string): boolean {
