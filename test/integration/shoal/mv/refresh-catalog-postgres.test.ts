@@ -23,8 +23,8 @@ describe.skipIf(pg.skip)('PostgreSQL refresh catalog', () => {
       await db.exec(`DROP TABLE ${rig.clock.table}`);
       await db.close();
     });
-    it('never two commits in one lease epoch, never a snapshot published by an expired writer (200 schedules)', async () => {
-      await fc.assert(safetyProperty(rig), { numRuns: 200 });
+    it('never two commits in one lease epoch, never a snapshot published by an expired writer (1,000 schedules)', async () => {
+      await fc.assert(safetyProperty(rig), { numRuns: 1000 });
     }, 600_000);
   });
 });
