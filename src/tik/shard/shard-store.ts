@@ -26,7 +26,7 @@ export class ShardStore extends SideFileDelegate implements EventStore {
     super();
     this.files = inner;
     this.kind = inner.kind;
-    this.location = `${inner.location} (shard ${shardText(shard)})`;
+    this.location = inner.location; // a path some callers resolve against; messages name the shard themselves
     const listEvents = inner.allEventIds?.bind(inner);
     const listSidecars = inner.allSidecarNames?.bind(inner);
     if (listEvents) this.allEventIds = async () => (await listEvents()).filter((r) => this.owns(r.ticket));

@@ -27,7 +27,7 @@ function positive(name: string, text: string, max: number): number {
 export function registerServe(program: Command, ctx: CliContext): void {
   program
     .command('serve')
-    .description('serve this store as a writable HTTP replica (read/write API, sync, board) and sync with peers')
+    .description('serve this store (or one shard of it) as a writable HTTP replica (read/write API, sync, board), sync with peers, and open scheduled recurrences')
     .option('--port <port>', 'TCP port (0 picks a free one)', '7777')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--peer <url>', 'a peer replica to sync with periodically (repeatable)', collect, [] as string[])
