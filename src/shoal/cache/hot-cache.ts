@@ -123,6 +123,11 @@ export class HotCache {
     return this.options.backend.kind;
   }
 
+  /** Whether cached rows may be served now (false while a shared backend is unreachable). */
+  healthy(): boolean {
+    return this.options.backend.healthy();
+  }
+
   private get intervalMs(): number {
     return this.options.bounds.refresh_interval * 1000;
   }

@@ -15,7 +15,7 @@ import { isCodedError } from '../../core/errors.js';
 import { openSqlClient } from '../../core/sql/open-sql-client.js';
 import type { SqlClient } from '../../core/sql/sql-client.js';
 import { ResultCache, type ResultCacheOptions } from '../cache/result-cache.js';
-import { HotCache } from '../cache/hot-cache.js';
+import { HotCache, type HotStatus } from '../cache/hot-cache.js';
 import type { HotBackend } from '../cache/hot-backend.js';
 import { hotCandidates, type HotCandidate } from '../cache/hot-selection.js';
 import { MemoryHotBackend } from '../cache/memory-hot-backend.js';
@@ -60,8 +60,11 @@ export interface InstanceOptions {
   readonly mv?: InstanceMvOptions;
   /** Where this instance reports its series (the cache tiers'); `/metrics` serves it. Default: a new registry. */
   readonly metrics?: MetricsRegistry;
-  /** Result-cache tuning and test hooks (clock, bounds, store); whether it runs and where is `cache` in the config. */
-  readonly resultCache?: Omit<ResultCacheOptions, 'metrics'>;
+  /**
+   * Result-cache tuning and test hooks (clock, bounds, store); whether it runs and where is `cache`
+   * in the config. `false` turns the result tier off whatever the config says (tests, benchmarks).
+   */
+  readonly resultCache?: false | Omit<ResultCacheOptions, 'metrics'>;
   /** Hot tables: `false` turns them off; otherwise test hooks (clock, timer, backend). Where they live is `cache.redis_url`. */
   readonly hot?: false | InstanceHotOptions;
 }
@@ -140,7 +143,7 @@ export class ShoalInstance implements QueryService {
       if (options.importConfig ?? true) await registry.importConfig(withAbsolutePaths(options.config, options.baseDir));
       engine = await DuckDbEngine.create({ env: options.env ?? process.env });
       instance = new ShoalInstance(registry, engine, options);
-      instance.results = await ResultCache.open(options.config.stateful.cache, { ...options.resultCache, metrics: instance.metrics });
+      if (options.resultCache !== false) instance.results = await ResultCache.open(options.config.stateful.cache, { ...options.resultCache, metrics: instance.metrics });
       instance.hot = await instance.openHot();
       await instance.openMvs(url);
       await instance.rebuild();
@@ -236,6 +239,11 @@ export class ShoalInstance implements QueryService {
     const from = schema === undefined ? quoteIdent(dialect, table) : `${quoteIdent(dialect, schema)}.${quoteIdent(dialect, table)}`;
     const r = await this.pool.driver(dialect, source).query(`SELECT count(*) FROM ${from}`, []);
     return Number(r.rows[0]?.[0] ?? 0);
+  }
+
+  /** `GET /admin/cache`: the hot tier's backend and per-table status (null when hot tables are off). */
+  cacheStatus(): { readonly hot: { readonly backend: 'redis' | 'memory'; readonly healthy: boolean; readonly tables: readonly HotStatus[] } | null } {
+    return { hot: this.hot ? { backend: this.hot.backendKind, healthy: this.hot.healthy(), tables: this.hot.status() } : null };
   }
 
   /**

@@ -18,6 +18,8 @@ export interface AdminTarget {
    * instance sharing the cache; `propagated` is false when the shared cache was unreachable.
    */
   invalidateCaches?(table?: string): Promise<{ readonly propagated: boolean }>;
+  /** Hot-table status: where rows are kept and, per candidate table, its state (see HotStatus). */
+  cacheStatus?(): unknown;
 }
 
 const invalidateBodySchema = z.object({ table: z.string().min(1).optional() }).strict();
@@ -75,6 +77,10 @@ export function adminPlugin(target: AdminTarget) {
     };
     const ofSource = (catalog: CatalogModel, id: string) => catalog.tables.filter((t) => t.source_id === id);
 
+    app.get('/admin/cache', async (req) => {
+      await authorize(req);
+      return target.cacheStatus?.() ?? { hot: null };
+    });
     app.post('/admin/cache/invalidate', async (req) => {
       await authorize(req);
       const { table } = parseBody(invalidateBodySchema, req.body ?? {}, 'cache invalidation');

@@ -84,7 +84,7 @@ describe('hot tables through a real instance (in-process cache)', () => {
     const { config } = loadConfig(yaml);
     hot = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, metrics, hot: { clock: () => now, timer } });
     live = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, importConfig: false, hot: false });
-    app = await buildApp({ service: hot, metrics, plugins: [adminPlugin({ registry: hot.registry, refresh: () => hot.refresh(), invalidateCaches: (t) => hot.invalidateCaches(t) })] });
+    app = await buildApp({ service: hot, metrics, plugins: [adminPlugin(hot)] });
   }, 60_000);
 
   afterAll(async () => {
@@ -171,6 +171,16 @@ describe('hot tables through a real instance (in-process cache)', () => {
     expect(hot.hot!.status().find((x) => x.table === 'sales.customers')).toMatchObject({ state: 'cached', loads: 2 });
     const after = await answer(hot, joinSql, VIEWERS[0]!);
     expect(after.ok && after.hot && after.rows.some((x) => x.includes('renamed-by-test'))).toBe(true);
+  });
+
+  it('GET /admin/cache reports the backend and each candidate table\'s state (admin only)', async () => {
+    const r = await app.inject({ method: 'GET', url: '/admin/cache', headers: { 'x-provisa-role': 'admin' } });
+    const body = r.json() as { hot: { backend: string; healthy: boolean; tables: { table: string; state: string; reason: string }[] } };
+    expect(body.hot.backend).toBe('memory');
+    expect(body.hot.healthy).toBe(true);
+    expect(body.hot.tables.find((t) => t.table === 'sales.customers')).toMatchObject({ state: 'cached', reason: 'explicit' });
+    expect(body.hot.tables.find((t) => t.table === 'sales.payments')?.reason).toBe('auto');
+    expect((await app.inject({ method: 'GET', url: '/admin/cache', headers: { 'x-provisa-role': 'analyst' } })).statusCode).toBe(403);
   });
 
   it('the invalidation endpoint is admin-only and validates its body', async () => {
