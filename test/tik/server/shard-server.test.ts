@@ -229,6 +229,30 @@ describe('tik serve --shard', () => {
     expect([res.statusCode, errorCode(res.body)]).toEqual([409, 'sync/shard-mismatch']);
   });
 
+  it('refuses bad sharding and recurrence flags before serving, as usage errors', async () => {
+    for (const [args, code, message] of [
+      [['--shard', '2/2'], 2, /--shard must be i\/M with 0 ≤ i < M/],
+      [['--shard', '0/2', '--shard-peer', 'ftp://x'], 2, /--shard-peer must be an http\(s\) URL/],
+      [['--recur', 'track=hourly'], 2, /unknown cadence "hourly"/],
+      [['--recur-interval', '0'], 2, /--recur-interval must be a positive number/],
+      [['--recurrences', 'nope.edn'], 1, /recur\/bad-config: cannot read .*nope\.edn/],
+    ] as const) {
+      const r = await tik(single, ['serve', '--port', '0', ...args]);
+      expect([r.code, r.stderr], args.join(' ')).toEqual([code, expect.stringMatching(message)]);
+    }
+  });
+
+  it('answers a write for a ticket whose shard has no live replica with 503, writing nothing here', async () => {
+    const dir = await supportStore();
+    dirs.push(dir);
+    const lonely = await buildTikServer({ root: dir, store: await openFileStore(dir), env: { TIK_NOW: T0, HOME: dir }, shard: { index: 0, count: 2 }, shardPeers: [`http://127.0.0.1:${await freePort()}`] });
+    servers.push(lonely);
+    const foreign = (await ticketsOf(single)).find((t) => shardOf(t, M) === 1)!;
+    const res = await lonely.app.inject({ method: 'POST', url: '/api/set', payload: { args: [foreign, 'severity=low'], actor: 'seb' } });
+    expect([res.statusCode, errorCode(res.body)]).toEqual([503, 'shard/unavailable']);
+    expect(await ticketsOf(dir)).toEqual([]);
+  });
+
   it('answers 503 naming the shard when no replica of a shard is reachable, never a partial list', async () => {
     const port = await freePort();
     const dir = await supportStore();
