@@ -107,6 +107,9 @@ describe('tik serve --shard', () => {
     await settle();
     for (const r of replicas) for (const t of await ticketsOf(r.dir)) expect(shardOf(t, M)).toBe(r.shard.index);
     await expectSameAsSingleStore();
+    // the board of any replica lists the tickets of every shard
+    const board = await get(replicas[0]!, '/');
+    for (const r of replicas) expect(board.body).toContain(`minted on ${r.url}`);
   });
 
   it('scatter-gather of ls and next through any replica equals one store holding every ticket (random writes through random replicas)', async () => {
