@@ -37,6 +37,7 @@ import { ShoalError } from '../errors.js';
 import { planQuery, type GovernanceCatalog } from '../sql/index.js';
 import { cycleError, mvDepth, planDerivedTables, type DerivedTable } from './derived-graph.js';
 import { materialize } from './materialize.js';
+import { TIK_LOG_TABLES, tikStoreDigest } from './tik-store-digest.js';
 import { SERVICE_ROLE_ID, serviceCatalog } from './service-identity.js';
 import { bindMvRelations, engineNameWithMvs, mvRelationName, snapshotBody, type MvBinding } from './mv-relation.js';
 import { MvResolver, type MvResolution } from './mv-resolver.js';
@@ -375,6 +376,7 @@ export class MvService {
         return { size: s.size, mtimeMs: s.mtimeMs };
       },
       maxWatermark: async (table, column) => this.maxOf(table, column),
+      tikStoreDigest,
     };
     const signals = new Map([...(await gatherInputSignals(sources, probes)), ...mvSignals]);
     const definition = refreshVersions({ sql: mv.table.view_sql ?? null, sourceTables: mv.sourceTables, inlined }, signals);
@@ -391,6 +393,7 @@ export class MvService {
     const t = model.tables.find((x) => qualifiedName(x).toLowerCase() === key);
     const src = t && model.sources.find((s) => s.id === t.source_id);
     if (t && src && FILE_TYPES.has(src.type.toLowerCase()) && src.path) return { table: key, kind: 'file', path: filePath(src.path, t.table, src.type.toLowerCase()) };
+    if (t && src && src.type === 'tik' && src.path && TIK_LOG_TABLES.has(t.table.toLowerCase())) return { table: key, kind: 'tik_store', root: src.path };
     if (t && t.watermark_column) return { table: key, kind: 'table', watermarkColumn: t.watermark_column };
     return { table: key, kind: 'none' };
   }
