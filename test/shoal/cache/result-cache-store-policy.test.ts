@@ -3,7 +3,7 @@
  * oversized or inexact one; and a store that fails is a live answer, never an error.
  */
 import { describe, expect, it } from 'vitest';
-import { CACHE_AGE_HEADER, CACHE_HEADER, ResultCache } from '../../../src/shoal/cache/result-cache.js';
+import { CACHE_AGE_HEADER, CACHE_HEADER, ResultCache, type ResultRequest } from '../../../src/shoal/cache/result-cache.js';
 import type { ResultKeyInput } from '../../../src/shoal/cache/result-key.js';
 import { MemoryResultStore } from '../../../src/shoal/cache/result-memory-store.js';
 import type { ResultStore } from '../../../src/shoal/cache/result-store.js';
@@ -151,7 +151,8 @@ describe('the fast path before planning', () => {
   it('needs the same epoch, role, SQL and every session variable, even one nothing reads', async () => {
     const { cache } = await cacheOver();
     await readAll((await cache.lookup(planned(), ctx)).keep(live([[[1]]])));
-    for (const other of [{ epoch: 2 }, { role: 'admin' }, { sql: 'SELECT a FROM d.t ' }, { vars: {} }, { vars: { 'provisa.x': '2' } }, { vars: { 'provisa.x': '1', unrelated: 'y' } }]) {
+    const others: Partial<ResultRequest>[] = [{ epoch: 2 }, { role: 'admin' }, { sql: 'SELECT a FROM d.t ' }, { vars: {} }, { vars: { 'provisa.x': '2' } }, { vars: { 'provisa.x': '1', unrelated: 'y' } }];
+    for (const other of others) {
       expect(await cache.lookupRequest({ ...request, ...other }), JSON.stringify(other)).toBeUndefined();
     }
     expect(await cache.lookupRequest(request)).toBeDefined();
