@@ -8,9 +8,7 @@
  * - bounds: one row over `max_rows` or one byte over `max_bytes` is not cached and Redis sees no write;
  * - two instances sharing Redis: an invalidation on one is honoured by the other (pub/sub).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -24,6 +22,7 @@ import { MetricsRegistry } from '../../../../src/shoal/server/metrics.js';
 import { service } from '../../../support/service.js';
 import { freePort } from '../../../support/services.js';
 import { hotSalesYaml } from '../../../shoal/cache/hot-fixture.js';
+import { OwnRedis } from './own-redis.js';
 import { type Table, salesData, sqlLiteral } from '../../../shoal/sql/duckdb-harness.js';
 import { type Viewer, VIEWERS, lawQueryArb, viewerArb } from '../../../shoal/sql/pushdown-law.js';
 
@@ -34,42 +33,6 @@ const data = salesData();
 const PG_TYPES: Record<string, string> = { integer: 'integer', varchar: 'varchar(200)', date: 'date' };
 const ddl = (t: Table) => `CREATE TABLE ${t.name} (${t.cols.map(([n, ty]) => `${n} ${PG_TYPES[ty]}`).join(', ')})`;
 const insert = (t: Table) => `INSERT INTO ${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`;
-
-/** A private redis-server on a free port. */
-class OwnRedis {
-  private constructor(readonly port: number, private readonly child: ChildProcess, private readonly dir: string) {}
-  static async start(fixedPort?: number): Promise<OwnRedis> {
-    const port = fixedPort ?? (await freePort());
-    const dir = mkdtempSync(join(tmpdir(), 'shoal-hot-redis-'));
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-    for (let i = 0; i < 300; i++) {
-      const ok = await new Promise<boolean>((resolve) => {
-        const s = new Socket();
-        s.once('connect', () => (s.destroy(), resolve(true)));
-        s.once('error', () => resolve(false));
-        s.connect(port, '127.0.0.1');
-      });
-      if (ok) return new OwnRedis(port, child, dir);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    child.kill('SIGKILL');
-    throw new Error('redis-server did not start');
-  }
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-  async kill(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      this.child.once('exit', () => resolve());
-      this.child.kill('SIGKILL');
-    });
-  }
-  async stop(): Promise<void> {
-    await this.kill();
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
 
 type Answer = { ok: true; rows: string[]; columns: string; hot: boolean } | { ok: false; code: string };
 const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
