@@ -2,13 +2,21 @@
  * Sync benchmark (issue 5): two file-store replicas on loopback HTTP.
  * - full sync of N events into an empty replica: events/s and bytes on the wire per event, as a
  *   ratio to copying the same event files (cpSync) measured in this run;
- * - a no-op sync of the two equal stores: round trips and bytes;
+ * - a no-op sync of the two equal stores: round trips and bytes, in this process (both sides have
+ *   seen every id: the index lists ids and reads no event bytes) and as a cold `tik sync` CLI
+ *   process (its side reads every event once; the server's side is warm);
+ * - one round's index of a store (what each reconcile request builds): from the id listing with
+ *   every id seen before, against reading every event as the index did before `allEventIds`
+ *   (the same store with the listing hidden), medians measured side by side;
  * - 10 differences (5 new on each side): round trips and bytes against the d·b·log_b(n) bound.
  * Run: `npm run build && node dist/bench/tik/sync.js [--quick]`. Reports ratios, never asserts time.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Instant, Keyword, Uuid } from '../../src/tik/edn/value.js';
 import { ednMap } from '../../src/tik/edn/index.js';
@@ -16,10 +24,12 @@ import { mintEvent, parseEvent, heads } from '../../src/tik/kernel/index.js';
 import { FileStore } from '../../src/tik/store/file/file-store.js';
 import type { EventStore } from '../../src/tik/store/store.js';
 import { buildTikServer } from '../../src/tik/server/index.js';
-import { httpTransport, syncWith, type SyncReport } from '../../src/tik/sync/index.js';
+import { httpTransport, indexStore, syncWith, type SyncReport } from '../../src/tik/sync/index.js';
 import { benchStore, benchTicket, writeTicket } from './fixture.js';
+import { median } from './measure.js';
 
 const quick = process.argv.includes('--quick');
+const run = promisify(execFile);
 const TICKETS = quick ? 100 : 1000;
 const PER_TICKET = 100;
 
@@ -78,6 +88,20 @@ try {
   const noop = await syncWith(storeB, httpTransport(url));
   const noopMs = performance.now() - t;
 
+  // the same no-op from a fresh `tik sync` process, and that process's start-up alone (--help)
+  const cli = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'tik', 'cli', 'main.js');
+  t = performance.now();
+  await run(process.execPath, [cli, '--root', b, 'sync', url, '--json']); // async: this process serves the peer
+  const cliMs = performance.now() - t;
+  t = performance.now();
+  await run(process.execPath, [cli, '--help']);
+  const startMs = performance.now() - t;
+
+  // one reconcile round's index of store A, with and without the id listing (median of 5 each)
+  const hidden = new Proxy(storeA, { get: (o, k) => (k === 'allEventIds' || k === 'allSidecarNames' ? undefined : (Reflect.get(o, k) as unknown)) });
+  const listedMs = await median(5, () => indexStore(storeA));
+  const readMs = await median(5, () => indexStore(hidden));
+
   await addEvents(storeA, benchTicket(1), 5, 'a');
   await addEvents(storeB, benchTicket(TICKETS - 2), 5, 'b');
   t = performance.now();
@@ -90,7 +114,9 @@ try {
     `tik sync benchmark: ${n} events (${TICKETS} tickets × ${PER_TICKET}), file stores, loopback HTTP`,
     `full sync:   ${full.pulled} events in ${fullMs.toFixed(0)} ms = ${((full.pulled / fullMs) * 1000).toFixed(0)} events/s; ${full.rounds} round trips; ${(wire(full) / n).toFixed(1)} bytes/event on the wire`,
     `  vs copying the files: ${copyMs.toFixed(0)} ms, ${(copyBytes / n).toFixed(1)} bytes/event → time ratio ${(fullMs / copyMs).toFixed(1)}×, bytes ratio ${(wire(full) / copyBytes).toFixed(2)}×`,
-    `no-op sync:  ${noop.rounds} round trip(s), ${noop.reconcileBytesSent + noop.reconcileBytesReceived} bytes, ${noopMs.toFixed(0)} ms (index rebuild on both sides dominates)`,
+    `no-op sync:  ${noop.rounds} round trip(s), ${noop.reconcileBytesSent + noop.reconcileBytesReceived} bytes, ${noopMs.toFixed(0)} ms in process (ids listed, no event bytes read on either side)`,
+    `  as a cold \`tik sync\` process: ${cliMs.toFixed(0)} ms, of which ${startMs.toFixed(0)} ms is starting the CLI (it reads its own store's events once)`,
+    `one round's index (${n} events): ${listedMs.toFixed(0)} ms from the id listing vs ${readMs.toFixed(0)} ms reading every event → ${(readMs / listedMs).toFixed(1)}× faster`,
     `10 differences: need ${diff.need}, have ${diff.have}; ${diff.rounds} round trips (log16 n = ${logb.toFixed(1)}); reconciliation ${diff.reconcileBytesSent + diff.reconcileBytesReceived} bytes vs bound d·b·log16(n)·17 ≈ ${Math.round(10 * 16 * Math.ceil(logb) * 17)}; transfer ${diff.transferBytesSent + diff.transferBytesReceived} bytes; ${diffMs.toFixed(0)} ms`,
   ];
   process.stdout.write(`${out.join('\n')}\n`);

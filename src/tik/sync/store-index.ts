@@ -107,25 +107,32 @@ async function sidecarsOf(store: EventStore, tickets: Iterable<string>): Promise
   return out;
 }
 
+/** The last index built per store object, reused while the store's members are unchanged. */
+const lastIndex = new WeakMap<EventStore, StoreIndex>();
+
+/** True if `index` has exactly these events (id → ticket) and sidecar items. */
+function sameMembers(index: StoreIndex, ticketOf: ReadonlyMap<string, string>, sidecarOf: ReadonlyMap<string, SidecarRef>): boolean {
+  if (index.ticketOf.size !== ticketOf.size || index.sidecarOf.size !== sidecarOf.size) return false;
+  for (const [id, ticket] of ticketOf) if (index.ticketOf.get(id) !== ticket) return false;
+  for (const id of sidecarOf.keys()) if (!index.sidecarOf.has(id)) return false;
+  return true;
+}
+
 /**
  * The store as an `ItemSet`: every event and sidecar. Built per sync round, never persisted, so
  * it sees every arrival path (own writes, sync, CLI writes, copied files). With `allEventIds` the
  * round lists ids and reads only bytes it has not seen before in this process; sidecar bytes are
- * read every round (a sidecar may be replaced by smaller bytes, see receive-bundle.ts). Events
- * whose bytes do not hash to their id or do not parse are left out: a replica never offers what
- * it cannot vouch for.
+ * read every round (a sidecar may be replaced by smaller bytes, see receive-bundle.ts). When the
+ * members are exactly those of the previous round on the same store object, that round's sorted
+ * set is returned again. Events whose bytes do not hash to their id or do not parse are left
+ * out: a replica never offers what it cannot vouch for.
  */
 export async function indexStore(store: EventStore): Promise<StoreIndex> {
-  const items: SyncItem[] = [];
   const ticketOf = new Map<string, string>();
   const sidecarOf = new Map<string, SidecarRef>();
+  const sidecarTimes = new Map<string, number>();
   const times = await eventTimes(store);
-  for (const [ticket, ts] of times) {
-    for (const [id, t] of ts) {
-      items.push({ ts: t, id: idBytes(id) });
-      ticketOf.set(id, ticket);
-    }
-  }
+  for (const [ticket, ts] of times) for (const id of ts.keys()) ticketOf.set(id, ticket);
   for (const { ticket, name } of await sidecarsOf(store, times.keys())) {
     const m = SIDECAR_NAME.exec(name);
     const ts = m ? times.get(ticket)?.get(m[1]!) : undefined;
@@ -133,8 +140,15 @@ export async function indexStore(store: EventStore): Promise<StoreIndex> {
     const bytes = await store.readSidecar(ticket, name);
     if (bytes === undefined) continue;
     const id = sidecarItemId(ticket, name, bytes);
-    items.push({ ts, id: idBytes(id) });
     sidecarOf.set(id, { ticket, name, event: m![1]! });
+    sidecarTimes.set(id, ts);
   }
-  return { set: ItemSet.of(items), ticketOf, sidecarOf };
+  const previous = lastIndex.get(store);
+  if (previous !== undefined && sameMembers(previous, ticketOf, sidecarOf)) return previous;
+  const items: SyncItem[] = [];
+  for (const ts of times.values()) for (const [id, t] of ts) items.push({ ts: t, id: idBytes(id) });
+  for (const [id, t] of sidecarTimes) items.push({ ts: t, id: idBytes(id) });
+  const index: StoreIndex = { set: ItemSet.of(items), ticketOf, sidecarOf };
+  lastIndex.set(store, index);
+  return index;
 }

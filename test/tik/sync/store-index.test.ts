@@ -97,6 +97,28 @@ describe('the sync index lists ids and reads only bytes it has not seen', () => 
     expect(shape(b)).toBe(shape(a));
   });
 
+  it('an unchanged store gives back the same sorted set; an event or a changed sidecar gives a new one', async () => {
+    const store = new MemoryStore();
+    const t = randomUUID();
+    const events = chain(t, 5);
+    for (const e of events.slice(0, 4)) await store.append(t, e.id, e.bytes);
+    const name = `${events[0]!.id}.sig.e8290a63236755f2`;
+    await store.putSidecar(t, name, Buffer.from('sig b'));
+    const a = await indexStore(store);
+    expect(await indexStore(store)).toBe(a);
+    await store.append(t, events[4]!.id, events[4]!.bytes);
+    const b = await indexStore(store);
+    expect(b).not.toBe(a);
+    expect(b.set.items.length).toBe(6);
+    await store.putSidecar(t, name, Buffer.from('sig a')); // replaced by smaller bytes
+    const c = await indexStore(store);
+    expect(c).not.toBe(b);
+    expect([...c.sidecarOf.keys()]).not.toEqual([...b.sidecarOf.keys()]);
+    expect(c.set.items.length).toBe(6);
+    // another handle on the same contents builds its own, equal index
+    expect(shape(await indexStore(store.handle()))).toBe(shape(c));
+  });
+
   it('new events are read one by one when few, by whole ticket when many', async () => {
     const store = new MemoryStore();
     const t = randomUUID();
