@@ -20,7 +20,7 @@ import { hotRelationBody, hotRelationName, isHotCacheableType, uncacheableCell }
 
 /** What loading needs from the instance: the engine (types as the live path sees them) and a row count. */
 export interface HotLoader {
-  /** The table's row count (automatic candidates are sized before they are loaded). */
+  /** The table's row count (every table is sized before it is loaded). */
   count(c: HotCandidate): Promise<number>;
   /** Up to `limit` rows of the live relation, with the engine's column names and types. */
   load(c: HotCandidate, limit: number): Promise<{ readonly columns: readonly ColumnInfo[]; readonly rows: readonly (readonly Cell[])[] }>;
@@ -314,11 +314,10 @@ export class HotCache {
       stored = shared;
       bytes = Buffer.byteLength(blob!.json, 'utf8');
     } else {
-      if (c.reason === 'auto') {
-        const n = await loader.count(c);
-        if (n === 0) return outcome('empty', 'no rows');
-        if (n > c.maxRows) return outcome('over_rows', `${n} rows > ${c.maxRows}`);
-      }
+      // sized first (a count on the source itself is cheap), so an oversized table is never fetched
+      const n = await loader.count(c);
+      if (n === 0 && c.reason === 'auto') return outcome('empty', 'no rows');
+      if (n > c.maxRows) return outcome('over_rows', `${n} rows > ${c.maxRows}`);
       const loadedAt = this.clock();
       const live = await loader.load(c, c.maxRows + 1);
       if (live.rows.length > c.maxRows) return outcome('over_rows', `more than ${c.maxRows} rows`);

@@ -119,4 +119,23 @@ describe('HotCache', () => {
     expect(cache.status().map((s) => [s.table, s.state])).toEqual([['d.small', 'cached'], ['d.big', 'over_rows'], ['d.pinned', 'over_rows']]);
     expect(metrics.value('shoal_cache_bytes', { tier: 'hot' })).toBe(cache.status()[0]!.bytes);
   });
+
+  it('rows that grew past the bound between the count and the read are not cached, and the backend is not written', async () => {
+    const { source, backend } = setup();
+    source.rows.set('d.t', Array.from({ length: 10 }, (_, i) => [i, 'x']));
+    const loader = source.loader(engine);
+    const growing: HotLoader = {
+      ...loader,
+      count: async (c) => {
+        const n = await loader.count(c);
+        source.rows.get('d.t')!.push([99, 'late']); // an insert lands right after the count
+        return n;
+      },
+    };
+    const racing = new HotCache({ backend, loader: growing, bounds: { ...DEFAULT_STATEFUL.hot_tables, refresh_interval: 60 }, timer: idle });
+    await racing.setCandidates([candidate('d.t', 'explicit')]);
+    expect(racing.status()[0]).toMatchObject({ state: 'over_rows' });
+    expect(await backend.read('d.t')).toBeUndefined();
+    expect(racing.binding('d.t')).toBeUndefined();
+  });
 });
