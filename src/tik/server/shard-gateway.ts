@@ -29,8 +29,16 @@ const json = (status: number, value: unknown, pretty = false): Answer => ({
   body: pretty ? `${JSON.stringify(value, null, 2)}\n` : JSON.stringify(value),
 });
 
+/** A shard answered a request of a gather with an error: that answer is passed on as it came. */
+class ShardFailed extends TikError {
+  constructor(readonly answer: Answer) {
+    super('shard/failed', `a shard answered ${answer.status}`);
+  }
+}
+
 /** A coded error as an answer (`{error: {code, message, hint?}}`); 503 when a shard is unreachable. */
 export function errorAnswer(e: unknown): Answer {
+  if (e instanceof ShardFailed) return e.answer;
   if (!isCodedError(e)) throw e;
   const status = e.code === 'shard/unavailable' ? 503 : e.code === 'shard/mismatch' ? 409 : e.code === 'shard/misdirected' ? 421 : statusOf(e.code);
   return json(status, { error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } });
@@ -159,7 +167,7 @@ export class ShardGateway {
     if (isTicketId(t)) return t;
     if (t === '' || !/^[0-9a-f-]+$/.test(t)) return resolveTicket({ ticketIds: async () => [] }, ticketArg); // throws ticket/bad-prefix
     const parts = ShardGateway.parsed<{ tickets: string[] }>(await this.scatter(SHARD_PATHS.resolve, new URLSearchParams({ prefix: t }), () => this.localResolve(t)));
-    if (!Array.isArray(parts)) throw new TikError('shard/failed', `resolving ticket ${JSON.stringify(ticketArg)} failed on a shard: ${parts.body}`, { where: 'ticket' });
+    if (!Array.isArray(parts)) throw new ShardFailed(parts);
     const hits = parts.flatMap((p) => p.tickets).sort();
     return resolveTicket({ ticketIds: async () => hits }, ticketArg);
   }

@@ -2,7 +2,7 @@ import { TikError } from '../errors.js';
 import { parseShardSpec, sameShard, shardText, type ShardSpec } from './shard-spec.js';
 
 /** How long a probe or a shard call may take before the replica counts as unreachable. */
-const PROBE_TIMEOUT_MS = 3_000;
+const PROBE_TIMEOUT_MS = 10_000;
 const CALL_TIMEOUT_MS = 60_000;
 
 /** An answer from a replica of another shard, passed on as it came. */
