@@ -1,7 +1,7 @@
 import { Keyword } from '../edn/value.js';
 import { parseEvent, type TikEvent } from '../kernel/index.js';
 import type { EventStore } from '../store/store.js';
-import { SIDECAR_NAME } from '../store/store-names.js';
+import { SIDECAR_NAME, sha256Id } from '../store/store-names.js';
 import type { Bundle, BundleBlob, BundleEvent, BundleSidecar } from './bundle.js';
 import { parentsFirst } from './parents-first.js';
 import type { StoreIndex } from './store-index.js';
@@ -14,7 +14,8 @@ const MIGRATE_HASH = Keyword.of('process/hash');
  * Gathers the events with the given ids (the index says where each lives; a sidecar id stands for
  * its event) and what travels with them: signature/witness sidecars, blobs their attachments name, and the archived definitions
  * their creates and migrations pin. Events are grouped by ticket, parents before children.
- * Ids the store does not hold are left out (the peer will reconcile again next round).
+ * Ids the store does not hold, and events whose bytes no longer hash to their id or parse, are
+ * left out (the peer will reconcile again next round).
  */
 export async function collectBundle(store: EventStore, index: Pick<StoreIndex, 'ticketOf' | 'sidecarOf'>, ids: readonly string[]): Promise<Bundle> {
   const byTicket = new Map<string, Set<string>>();
@@ -40,7 +41,15 @@ export async function collectBundle(store: EventStore, index: Pick<StoreIndex, '
     const parsed: { id: string; at: number; parents: readonly string[]; event: TikEvent; bytes: Uint8Array }[] = [];
     for (const s of await store.events(ticket)) {
       if (!wanted.has(s.id)) continue;
-      const event = parseEvent(Buffer.from(s.bytes).toString('utf8'), s.id);
+      // the index may predate damage to the file (it reads each id's bytes once per process):
+      // never send what does not hash to its id or does not parse
+      if (sha256Id(s.bytes) !== s.id) continue;
+      let event: TikEvent;
+      try {
+        event = parseEvent(Buffer.from(s.bytes).toString('utf8'), s.id);
+      } catch {
+        continue;
+      }
       parsed.push({ id: s.id, at: event.at.ms, parents: event.parents, event, bytes: s.bytes });
     }
     const seenBlobs = new Set<string>();

@@ -8,7 +8,7 @@ import { mintEvent } from '../../../src/tik/kernel/index.js';
 import { initStore } from '../../../src/tik/store/file/open-file-store.js';
 import { MemoryStore } from '../../../src/tik/store/memory/memory-store.js';
 import type { EventStore } from '../../../src/tik/store/store.js';
-import { indexStore, type StoreIndex } from '../../../src/tik/sync/index.js';
+import { SyncResponder, decodeBundle, encodeIdList, indexStore, type StoreIndex } from '../../../src/tik/sync/index.js';
 import { Instant, Uuid, ednMapOf, kw } from './edn-helpers.js';
 
 const temps: string[] = [];
@@ -153,5 +153,23 @@ describe('the sync index lists ids and reads only bytes it has not seen', () => 
       expect(i.set.items.length).toBe(3);
       expect([...i.ticketOf.keys()].sort()).toEqual(events.map((e) => e.id).sort());
     }
+  });
+});
+
+describe('an event file damaged after the index read it', () => {
+  it('is not sent: the fetch answer leaves it out instead of carrying bytes the peer would refuse', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'tik-store-index-'));
+    temps.push(root);
+    const store = await initStore(root);
+    const t = randomUUID();
+    const events = chain(t, 3);
+    for (const e of events) await store.append(t, e.id, e.bytes);
+    const responder = new SyncResponder(store);
+    const all = events.map((e) => e.id);
+    expect(decodeBundle(await responder.fetch(encodeIdList(all))).events.map((e) => e.id)).toEqual(all);
+    writeFileSync(join(root, 'tickets', t, 'events', `${events[2]!.id}.edn`), events[1]!.bytes); // damaged in place
+    writeFileSync(join(root, 'tickets', t, 'events', `${events[1]!.id}.edn`), Buffer.from('{:not "an event"'));
+    const sent = decodeBundle(await responder.fetch(encodeIdList(all)));
+    expect(sent.events.map((e) => e.id)).toEqual([events[0]!.id]);
   });
 });
