@@ -12,6 +12,15 @@ const WRITE_OPTIONS = new Set(['--title', '--reason', '--withdraw', '--body']);
 /** The write options that take a value (the others are flags). */
 const VALUE_OPTIONS = new Set(['--title', '--reason', '--body']);
 
+/** The first argument that looks like an option and is not an allowed one (an option's value may start with '-': `--title -42`). */
+function badOption(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    if (VALUE_OPTIONS.has(args[i]!)) i++;
+    else if (args[i]!.startsWith('-') && !WRITE_OPTIONS.has(args[i]!)) return args[i];
+  }
+  return undefined;
+}
+
 /** The index in `args` of the first positional argument (the ticket of every write verb but `new`). */
 function firstPositional(args: readonly string[]): number {
   for (let i = 0; i < args.length; i++) {
@@ -111,7 +120,7 @@ export function apiRoutes(v: VerbEnv, gw?: ShardGateway) {
           return res.code(404).send({ error: { code: 'server/unknown-verb', message: `no write verb ${JSON.stringify(verb)}`, hint: `one of ${WRITE_VERBS.join(', ')}` } });
         }
         const args = req.body.args as string[];
-        const bad = args.find((a) => a.startsWith('-') && !WRITE_OPTIONS.has(a));
+        const bad = badOption(args);
         if (bad !== undefined) {
           return res.code(400).send({ error: { code: 'server/bad-option', message: `option ${JSON.stringify(bad)} is not accepted by the write API`, hint: `allowed: ${[...WRITE_OPTIONS].join(' ')}` } });
         }

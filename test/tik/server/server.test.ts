@@ -68,6 +68,16 @@ describe('tik serve', () => {
     expect(usage.statusCode).toBe(400);
   });
 
+  it('accepts an option value that starts with a dash, and still refuses an option that is not allowed after it', async () => {
+    const { server } = await replica();
+    const created = await server.app.inject({ method: 'POST', url: '/api/new', payload: { args: ['support-request', '--title', '-42 degrees'], actor: 'seb' } });
+    expect(created.statusCode, created.body).toBe(200);
+    const ticket = json<{ ticket: string }>(created.body).ticket;
+    expect(json<{ title: string }>((await server.app.inject({ method: 'GET', url: `/api/status/${ticket}` })).body).title).toBe('-42 degrees');
+    const smuggled = await server.app.inject({ method: 'POST', url: '/api/new', payload: { args: ['support-request', '--title', 't', '--root', '/tmp'] } });
+    expect([smuggled.statusCode, json<{ error: { code: string } }>(smuggled.body).error.code]).toEqual([400, 'server/bad-option']);
+  });
+
   it('syncs over HTTP, refuses tampered or truncated pushes without touching the store, and runs anti-entropy', async () => {
     const a = await replica();
     const addr = await a.server.app.listen({ port: 0, host: '127.0.0.1' });
