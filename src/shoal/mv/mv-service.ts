@@ -45,11 +45,11 @@ import { RefreshCatalog, type MvDefinition, type MvRow, type RefreshLogEntry, ty
 import { refreshUnderLease, type RefreshResult } from './refresh-under-lease.js';
 import type { GcReport, SnapshotStore } from './snapshot-store.js';
 import {
+  definitionVersion,
   gatherInputSignals,
   inputToken,
   inputTokenKind,
   mvSnapshotSignal,
-  refreshVersions,
   type InputProbes,
   type InputSignal,
   type InputSource,
@@ -379,10 +379,9 @@ export class MvService {
       tikStoreDigest,
     };
     const signals = new Map([...(await gatherInputSignals(sources, probes)), ...mvSignals]);
-    const definition = refreshVersions({ sql: mv.table.view_sql ?? null, sourceTables: mv.sourceTables, inlined }, signals);
     const inputKeys = [...keys];
     const versions: RefreshVersions = {
-      definitionVersion: definition.definitionVersion,
+      definitionVersion: definitionVersion({ sql: mv.table.view_sql ?? null, sourceTables: mv.sourceTables, inlined }),
       inputVersion: inputToken(signals, inputKeys),
       inputVersionKind: inputTokenKind(signals, inputKeys),
     };
@@ -412,8 +411,9 @@ export class MvService {
   }
 
   /**
-   * One coordinated refresh of a `shared` MV. `force` (a manual refresh) skips the version and
-   * interval gates; a live lease held by anyone still excludes.
+   * One refresh of an MV: coordinated through the refresh catalog for a `shared` MV, into this
+   * instance's scratch store for a `distributed` one. `force` (a manual refresh) skips the version
+   * and interval gates; a live lease held by anyone still excludes.
    */
   async refresh(id: string, options: { force?: boolean; traceId?: string } = {}): Promise<RefreshResult> {
     const mv = this.info(id);
