@@ -110,10 +110,10 @@ export class ShardGateway {
   // ── gathering ──────────────────────────────────────────────────────────────────────────────
 
   /** Every shard's answer to one shard-local lens, own shard computed in process. */
-  private async scatter(path: string, query: URLSearchParams, local: () => Promise<Answer>): Promise<Answer[]> {
+  private async scatter(path: string, query: URLSearchParams, local: () => Promise<Answer>, tryNext?: (a: Answer) => boolean): Promise<Answer[]> {
     const parts: Promise<Answer>[] = [];
     for (let i = 0; i < this.shard.count; i++) {
-      parts.push(i === this.shard.index ? local() : this.directory.call(i, `${path}?${query.toString()}`));
+      parts.push(i === this.shard.index ? local() : this.directory.call(i, `${path}?${query.toString()}`, {}, tryNext));
     }
     return Promise.all(parts);
   }
@@ -166,19 +166,27 @@ export class ShardGateway {
     const t = ticketArg.trim().toLowerCase();
     if (isTicketId(t)) return t;
     if (t === '' || !/^[0-9a-f-]+$/.test(t)) return resolveTicket({ ticketIds: async () => [] }, ticketArg); // throws ticket/bad-prefix
-    const parts = ShardGateway.parsed<{ tickets: string[] }>(await this.scatter(SHARD_PATHS.resolve, new URLSearchParams({ prefix: t }), () => this.localResolve(t)));
+    // A replica that has not yet synced a new ticket finds nothing: ask the shard's next replica.
+    const none = (a: Answer): boolean => a.status === 200 && (JSON.parse(a.body) as { tickets: string[] }).tickets.length === 0;
+    const parts = ShardGateway.parsed<{ tickets: string[] }>(await this.scatter(SHARD_PATHS.resolve, new URLSearchParams({ prefix: t }), () => this.localResolve(t), none));
     if (!Array.isArray(parts)) throw new ShardFailed(parts);
     const hits = parts.flatMap((p) => p.tickets).sort();
     return resolveTicket({ ticketIds: async () => hits }, ticketArg);
   }
 
-  /** Passes a request on to a live replica of the shard owning `ticket` (one hop, never more). */
+  /**
+   * Passes a request on to a live replica of the shard owning `ticket` (one hop, never more); a
+   * 404 sends it on to the shard's next replica, and is the answer only if every replica says so.
+   */
   async forward(ticket: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
     try {
-      return await this.directory.call(this.ownerOf(ticket), path, {
-        method,
-        ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
-      });
+      // "Unknown ticket" from one replica may only mean it has not synced the ticket yet.
+      return await this.directory.call(
+        this.ownerOf(ticket),
+        path,
+        { method, ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) },
+        (a) => a.status === 404,
+      );
     } catch (e) {
       return errorAnswer(e);
     }

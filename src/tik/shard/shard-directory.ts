@@ -68,11 +68,14 @@ export class ShardDirectory {
 
   /**
    * Sends a request to one live replica of shard `index`, trying each known replica in turn.
-   * Throws `shard/unavailable` (naming the shard and what was tried) when none answers.
+   * An answer `tryNext` rejects (e.g. "unknown ticket": that replica may not have synced a new
+   * ticket yet) sends the request on to the next replica, and is returned if no other replica
+   * answers better. Throws `shard/unavailable` (naming the shard and what was tried) when none answers.
    */
-  async call(index: number, path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<ShardAnswer> {
+  async call(index: number, path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}, tryNext: (a: ShardAnswer) => boolean = () => false): Promise<ShardAnswer> {
     const want: ShardSpec = { index, count: this.self.count };
     const tried: string[] = [];
+    let fallback: ShardAnswer | undefined;
     for (const url of await this.replicasOf(index)) {
       tried.push(url);
       try {
@@ -87,11 +90,14 @@ export class ShardDirectory {
           this.known.delete(url); // reconfigured since we last looked
           continue;
         }
-        return { status: res.status, contentType: res.headers.get('content-type') ?? 'application/json', body };
+        const answer = { status: res.status, contentType: res.headers.get('content-type') ?? 'application/json', body };
+        if (!tryNext(answer)) return answer;
+        fallback = answer;
       } catch {
         this.known.set(url, null);
       }
     }
+    if (fallback) return fallback;
     throw new TikError('shard/unavailable', `no reachable replica of shard ${shardText(want)}${tried.length > 0 ? ` (tried ${tried.join(', ')})` : ' (none known)'}`, {
       where: shardText(want),
       hint: `start a replica with --shard ${shardText(want)}, or list one with --shard-peer URL`,

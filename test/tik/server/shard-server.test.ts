@@ -131,6 +131,8 @@ describe('tik serve --shard', () => {
           const via = replicas[o.via]!;
           if (o.kind === 'new' || all.length === 0) {
             expect((await post(via, 'new', ['support-request', '--title', o.kind === 'new' ? o.title : 'x'])).status).toBe(200);
+            // a new ticket reaches the other replica of its shard by anti-entropy; writes to it come after
+            for (const r of replicas) await r.server.antiEntropy.round();
           } else if (o.kind === 'set') {
             const t = all[o.ticket % all.length]!;
             const r = await post(via, 'set', [t.slice(0, 13), o.kv], o.actor);

@@ -45,6 +45,20 @@ describe('ShardDirectory', () => {
     expect(stale.seen).toEqual(['1/2']);
   });
 
+  it('sends a request the caller rejects (a 404 from a replica that has not synced the ticket yet) on to the next replica', async () => {
+    const lagging = await replica('1/2', '1/2', 'lagging');
+    const app = Fastify();
+    apps.push(app);
+    app.get('/health', async () => ({ status: 'ok', shard: '1/2' }));
+    app.get('/x', async (_req, res) => res.code(404).send({ error: { code: 'ticket/unknown', message: 'no ticket' } }));
+    const missing = await app.listen({ port: 0, host: '127.0.0.1' });
+    const dir = new ShardDirectory({ index: 0, count: 2 }, [missing, lagging.url]);
+    const is404 = (a: { status: number }): boolean => a.status === 404;
+    expect(JSON.parse((await dir.call(1, '/x', {}, is404)).body)).toEqual({ from: 'lagging' });
+    expect((await dir.call(1, '/x')).status).toBe(404); // without the predicate the first answer stands
+    expect((await new ShardDirectory({ index: 0, count: 2 }, [missing]).call(1, '/x', {}, is404)).status).toBe(404); // every replica says so
+  });
+
   it('fails with shard/unavailable naming the shard when no replica of it answers', async () => {
     const other = await replica('0/2', '0/2', 'other');
     const down = `http://127.0.0.1:${await freePort()}`;
