@@ -15,13 +15,13 @@
  * `current_setting`, or the TTL resolves to 0.
  */
 import { createHash } from 'node:crypto';
-import type { CatalogModel } from '../config/model.js';
-import { qualifiedName } from '../config/model.js';
+import { type CatalogModel, qualifiedName } from '../config/model.js';
 import { type Node, allNodes, dataOf, typeOf } from '../sql/ast-node.js';
 import type { GovernanceCatalog } from '../sql/catalog.js';
 import { checkDeterminism } from '../sql/determinism.js';
 import { parseQuery } from '../sql/parse.js';
-import type { SessionVars } from '../sql/session-vars.js';
+import { type SessionVars, substituteSessionVars } from '../sql/session-vars.js';
+import { parseTemplate } from '../sql/template.js';
 import { resultTtlSeconds } from './result-ttl.js';
 
 /** What the instance knows about a planned query when it asks the cache. */
@@ -95,11 +95,23 @@ function analyseUncached(text: string, allowSessionVars: boolean): TextVerdict {
   return { ok: true, vars: [...vars].sort() };
 }
 
-/** The value a session variable read resolves to (the rule of src/shoal/sql/session-vars.ts), null when unset. */
-function captured(vars: SessionVars, key: string): string | null {
-  for (const [name, v] of Object.entries(vars)) if (name.toLowerCase() === key) return v;
-  for (const [name, v] of Object.entries(vars)) if (`provisa.${name.toLowerCase()}` === key) return v;
-  return null;
+/**
+ * The value a session variable read resolves to, by the governance pass's own rule (it is run on
+ * `current_setting('<key>', true)`): a string, or null when unset. Undefined when it cannot be
+ * captured (the read would not plan), which makes the query uncacheable.
+ */
+function captured(vars: SessionVars, key: string): { readonly value: string | null } | undefined {
+  const stmt = parseTemplate(`SELECT current_setting('${key.replace(/'/g, "''")}', true)`)?.[0];
+  if (!stmt) return undefined;
+  try {
+    substituteSessionVars(stmt, vars, 'result cache key');
+  } catch {
+    return undefined;
+  }
+  const out: Node | undefined = dataOf(stmt).expressions?.[0];
+  if (out && typeOf(out) === 'null') return { value: null };
+  if (out && typeOf(out) === 'literal' && dataOf(out).literal_type === 'string') return { value: String(dataOf(out).value) };
+  return undefined;
 }
 
 /** The cache key of a planned query, or why it may not be cached. Pure: same input, same answer. */
@@ -122,6 +134,12 @@ export function resultCacheability(input: ResultKeyInput, ctx: ResultKeyContext)
     for (const k of v.vars) reads.add(k);
   }
   if (/current_setting/i.test(input.sql)) return { cacheable: false, reason: 'the SQL that runs reads a session variable' };
+  const values: [string, string | null][] = [];
+  for (const k of [...reads].sort()) {
+    const v = captured(input.vars, k);
+    if (!v) return { cacheable: false, reason: `session variable '${k}' cannot be captured` };
+    values.push([k, v.value]);
+  }
   const ttlSeconds = resultTtlSeconds(ctx.model, input.tables, ctx.defaultTtl);
   if (ttlSeconds <= 0) return { cacheable: false, reason: 'the TTL is 0' };
   const material = JSON.stringify({
@@ -131,7 +149,7 @@ export function resultCacheability(input: ResultKeyInput, ctx: ResultKeyContext)
     sql: input.sql,
     params: [],
     role: input.role,
-    vars: [...reads].sort().map((k) => [k, captured(input.vars, k)]),
+    vars: values,
     mv: input.mv ?? null,
   });
   return { cacheable: true, key: createHash('sha256').update(material).digest('hex'), ttlSeconds, tables: [...input.tables].map((k) => k.toLowerCase()).sort() };

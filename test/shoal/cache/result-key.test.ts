@@ -130,6 +130,7 @@ describe('result cache key', () => {
       ['SELECT id FROM sales.orders TABLESAMPLE BERNOULLI (10)', /TABLESAMPLE/],
       ['SELECT any_value(id) FROM sales.orders', /arbitrary/],
       ["SELECT id FROM sales.orders WHERE region = current_setting(region)", /non-literal/],
+      ["SELECT id FROM sales.orders WHERE region = current_setting('work_mem')", /'work_mem' cannot be captured/],
       ['SELECT id FROM', /cannot be analysed/],
     ] as const) {
       expect(reasonOf({ ...planned, userSql }), userSql).toMatch(why);
