@@ -86,6 +86,17 @@ describe('tik serve --shard: 2 shards × 2 replicas (real processes)', () => {
     const tickets: string[] = [];
     for (let i = 0; i < 10; i++) tickets.push((await post(replicas[i % replicas.length]!, 'new', ['support-request', '--title', `ticket ${i}`])).ticket);
     expect(new Set(tickets.map((t) => shardOf(t, M))).size).toBe(M);
+    // a ticket written at one replica reaches its shard's other replica by anti-entropy (eventual, as unsharded)
+    const converged = async (): Promise<void> => {
+      for (let s = 0; s < M; s++) {
+        const [a, b] = replicas.filter((r) => r.shard === s);
+        await until(`shard ${s} replicas to converge`, async () => {
+          const [fa, fb] = [eventFiles(a!.dir), eventFiles(b!.dir)];
+          return Object.keys(fa).length > 0 && JSON.stringify(fa) === JSON.stringify(fb);
+        });
+      }
+    };
+    await converged();
     const facts = ['category=technical', 'severity=high', 'category=billing', 'resolution.ref=abcdef123', 'customer.ack=true'];
     for (let i = 0; i < 16; i++) {
       const t = tickets[(i * 7) % tickets.length]!;
@@ -95,13 +106,7 @@ describe('tik serve --shard: 2 shards × 2 replicas (real processes)', () => {
     await post(replicas[2]!, 'set', [tickets[3]!, `link.depends-on=${tickets[2]!}`]);
 
     // anti-entropy converges each shard's two replicas; no replica holds a ticket of another shard
-    for (let s = 0; s < M; s++) {
-      const [a, b] = replicas.filter((r) => r.shard === s);
-      await until(`shard ${s} replicas to converge`, async () => {
-        const [fa, fb] = [eventFiles(a!.dir), eventFiles(b!.dir)];
-        return Object.keys(fa).length > 0 && JSON.stringify(fa) === JSON.stringify(fb);
-      });
-    }
+    await converged();
     for (const r of replicas) for (const t of await (await openFileStore(r.dir)).ticketIds()) expect(shardOf(t, M)).toBe(r.shard);
 
     // the reference: one store holding every ticket
