@@ -45,10 +45,13 @@ interface ReadQuery {
  */
 export function apiRoutes(v: VerbEnv, gw?: ShardGateway) {
   return async function plugin(app: FastifyInstance): Promise<void> {
-    const reply = async (res: FastifyReply, actor: string | undefined, argv: string[]): Promise<unknown> => {
+    /** Runs the verb here; an "unknown ticket" may instead be answered by `elsewhere` (a sibling replica that has it). */
+    const reply = async (res: FastifyReply, actor: string | undefined, argv: string[], elsewhere?: () => Promise<Answer | undefined>): Promise<unknown> => {
       const r = await runVerb(v, actor, [...argv, '--json']);
       if (r.code !== 0) {
         const e = verbError(r);
+        const other = e.status === 404 && elsewhere ? await elsewhere() : undefined;
+        if (other !== undefined && other.status !== 404) return sendAnswer(res, other);
         return res.code(e.status).send(e.body);
       }
       return res.type('application/json').send(r.stdout);
@@ -85,11 +88,14 @@ export function apiRoutes(v: VerbEnv, gw?: ShardGateway) {
       return undefined;
     };
     const query = (url: string): string => (url.includes('?') ? url.slice(url.indexOf('?')) : '');
+    /** For a request made here (not forwarded), the same request at this shard's other replicas. */
+    const siblings = (req: FastifyRequest, method: 'GET' | 'POST', path: string, body?: unknown): (() => Promise<Answer | undefined>) | undefined =>
+      gw && req.headers[FORWARDED_HEADER] === undefined ? () => gw.askSiblings(method, path, body) : undefined;
     const perTicket = (verb: 'status' | 'explain' | 'log', withAt: boolean) =>
       async (req: FastifyRequest<{ Params: { ticket: string }; Querystring: ReadQuery }>, res: FastifyReply): Promise<unknown> => {
         const id = await route(req, res, req.params.ticket, (full) => gw!.forward(full, 'GET', `/api/${verb}/${full}${query(req.url)}`));
         if (id === undefined) return res;
-        return reply(res, req.query.actor, [verb, id, ...(withAt ? readOpts(req.query, ['at']) : [])]);
+        return reply(res, req.query.actor, [verb, id, ...(withAt ? readOpts(req.query, ['at']) : [])], siblings(req, 'GET', `/api/${verb}/${id}${query(req.url)}`));
       };
     app.get<{ Params: { ticket: string }; Querystring: ReadQuery }>('/api/status/:ticket', perTicket('status', true));
     app.get<{ Params: { ticket: string }; Querystring: ReadQuery }>('/api/explain/:ticket', perTicket('explain', true));
@@ -132,6 +138,7 @@ export function apiRoutes(v: VerbEnv, gw?: ShardGateway) {
           );
           if (id === undefined) return res;
           args[at] = id;
+          return reply(res, actor, [verb, ...args], siblings(req, 'POST', `/api/${verb}`, { args, ...(actor !== undefined ? { actor } : {}) }));
         }
         return reply(res, actor, [verb, ...args]);
       },

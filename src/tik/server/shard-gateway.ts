@@ -168,10 +168,37 @@ export class ShardGateway {
     if (t === '' || !/^[0-9a-f-]+$/.test(t)) return resolveTicket({ ticketIds: async () => [] }, ticketArg); // throws ticket/bad-prefix
     // A replica that has not yet synced a new ticket finds nothing: ask the shard's next replica.
     const none = (a: Answer): boolean => a.status === 200 && (JSON.parse(a.body) as { tickets: string[] }).tickets.length === 0;
-    const parts = ShardGateway.parsed<{ tickets: string[] }>(await this.scatter(SHARD_PATHS.resolve, new URLSearchParams({ prefix: t }), () => this.localResolve(t), none));
+    const q = new URLSearchParams({ prefix: t });
+    const local = async (): Promise<Answer> => {
+      const here = await this.localResolve(t);
+      return none(here) ? ((await this.siblingResolve(`${SHARD_PATHS.resolve}?${q.toString()}`)) ?? here) : here;
+    };
+    const parts = ShardGateway.parsed<{ tickets: string[] }>(await this.scatter(SHARD_PATHS.resolve, q, local, none));
     if (!Array.isArray(parts)) throw new ShardFailed(parts);
     const hits = parts.flatMap((p) => p.tickets).sort();
     return resolveTicket({ ticketIds: async () => hits }, ticketArg);
+  }
+
+  /** This shard's other replicas' tickets for a prefix, when this replica found none (undefined: no sibling, or none has any). */
+  private async siblingResolve(path: string): Promise<Answer | undefined> {
+    if ((await this.directory.replicasOf(this.shard.index)).length === 0) return undefined;
+    const none = (a: Answer): boolean => a.status === 200 && (JSON.parse(a.body) as { tickets: string[] }).tickets.length === 0;
+    try {
+      const a = await this.directory.call(this.shard.index, path, {}, none);
+      return a.status === 200 ? a : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A request for shard `index`, sent on past any replica answering 404 ("unknown ticket" may only mean "not synced yet"). */
+  private send(index: number, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+    return this.directory.call(
+      index,
+      path,
+      { method, ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) },
+      (a) => a.status === 404,
+    );
   }
 
   /**
@@ -180,15 +207,23 @@ export class ShardGateway {
    */
   async forward(ticket: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
     try {
-      // "Unknown ticket" from one replica may only mean it has not synced the ticket yet.
-      return await this.directory.call(
-        this.ownerOf(ticket),
-        path,
-        { method, ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) },
-        (a) => a.status === 404,
-      );
+      return await this.send(this.ownerOf(ticket), method, path, body);
     } catch (e) {
       return errorAnswer(e);
+    }
+  }
+
+  /**
+   * The same request at the other replicas of this shard, for a ticket this replica does not hold
+   * (yet): a ticket written at a sibling shows here only after anti-entropy. Undefined when there
+   * is no sibling or none answers.
+   */
+  async askSiblings(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer | undefined> {
+    if ((await this.directory.replicasOf(this.shard.index)).length === 0) return undefined;
+    try {
+      return await this.send(this.shard.index, method, path, body);
+    } catch {
+      return undefined;
     }
   }
 }

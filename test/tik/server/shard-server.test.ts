@@ -190,6 +190,26 @@ describe('tik serve --shard', () => {
     }
   }, 120_000);
 
+  it('finds a new ticket not yet synced to its sibling replica, from every replica, by id and by prefix', async () => {
+    const origin = replicas[2]!; // shard 0; its sibling is replicas[0]
+    const ticket = (JSON.parse((await post(origin, 'new', ['support-request', '--title', 'fresh'])).body) as { ticket: string }).ticket;
+    const sibling = replicas.find((r) => r !== origin && r.shard.index === origin.shard.index)!;
+    expect(await ticketsOf(sibling.dir)).not.toContain(ticket); // no anti-entropy has run
+    for (const r of replicas) {
+      for (const arg of [ticket, ticket.slice(0, 14)]) {
+        const got = await get(r, `/api/status/${arg}`);
+        expect(got.status, `${arg} via ${r.url}: ${got.body}`).toBe(200);
+        expect(JSON.parse(got.body)).toMatchObject({ ticket, title: 'fresh' });
+      }
+    }
+    // a write through the sibling lands at the replica that has the ticket
+    const w = await post(sibling, 'set', [ticket, 'severity=high']);
+    expect(w.status, w.body).toBe(200);
+    expect((await tik(origin.dir, ['status', ticket, '--json'])).stdout).toContain('"severity"');
+    expect(await ticketsOf(sibling.dir)).not.toContain(ticket);
+    await settle();
+  }, 120_000);
+
   it('forwards a write to a ticket of another shard to that shard, and refuses a forwarded request it does not own (421)', async () => {
     const foreignTo = (r: Replica) => (t: string): boolean => shardOf(t, M) !== r.shard.index;
     const r0 = replicas[0]!;
