@@ -6,15 +6,18 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisResultStore } from '../../../../src/shoal/cache/result-redis-store.js';
-import { PrivateRedis, REDIS_SERVER } from './result-redis-server.js';
+import { service } from '../../../support/service.js';
+import { OwnRedis } from './own-redis.js';
 
-describe.skipIf(!REDIS_SERVER)('Redis result store', () => {
-  let server: PrivateRedis;
+const redisService = service('redis'); // decides only whether redis-server exists here; this file runs its own
+
+describe.skipIf(redisService.skip)('Redis result store', () => {
+  let server: OwnRedis;
   let store: RedisResultStore;
   let probe: Redis;
 
   beforeAll(async () => {
-    server = await PrivateRedis.start();
+    server = await OwnRedis.start();
     store = await RedisResultStore.open(server.url, { commandTimeoutMs: 10_000 });
     probe = new Redis(server.url);
   });
@@ -79,7 +82,8 @@ describe.skipIf(!REDIS_SERVER)('Redis result store', () => {
     await server.kill();
     await expect(store.get('u')).rejects.toThrow();
     await expect(store.set('w', 'x', 1000, [])).rejects.toThrow();
-    await server.restart();
+    await server.stop();
+    server = await OwnRedis.start(server.port);
     let back = false;
     for (let i = 0; i < 200 && !back; i++) {
       back = await store.set('w', 'x', 60_000, []).then(() => true, () => false);
@@ -90,12 +94,13 @@ describe.skipIf(!REDIS_SERVER)('Redis result store', () => {
   });
 
   it('opened while Redis is down: commands fail at once, and it connects by itself when Redis comes up', async () => {
-    const later = await PrivateRedis.start();
+    let later = await OwnRedis.start();
     await later.kill();
     const s = await RedisResultStore.open(later.url, { commandTimeoutMs: 10_000, connectTimeoutMs: 500 });
     try {
       await expect(s.get('k')).rejects.toThrow();
-      await later.restart();
+      await later.stop();
+      later = await OwnRedis.start(later.port);
       let up = false;
       for (let i = 0; i < 200 && !up; i++) {
         up = await s.set('k', 'v', 60_000, []).then(() => true, () => false);

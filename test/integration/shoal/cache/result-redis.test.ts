@@ -11,7 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../src/shoal/config/load-config.js';
 import { ShoalInstance } from '../../../../src/shoal/instance/instance.js';
 import { buildApp } from '../../../../src/shoal/server/app.js';
-import { PrivateRedis, REDIS_SERVER } from './result-redis-server.js';
+import { service } from '../../../support/service.js';
+import { OwnRedis } from './own-redis.js';
+
+const redisService = service('redis'); // decides only whether redis-server exists here; this file runs its own
 
 const ORDERS = 'id,region,amount\n1,eu,10.50\n2,us,20.00\n3,eu,30.25\n4,us,5.125\n';
 const CONFIG = (cache: string) => `control_plane: {tenant_url: "sqlite:///registry.db"}
@@ -47,9 +50,10 @@ const REQUESTS = QUERIES.flatMap((sql) => [
 
 const metric = (text: string, name: string): number => Number(text.split('\n').find((l) => l.startsWith(`${name}{tier="result"} `))?.split(' ')[1]);
 
-describe.skipIf(!REDIS_SERVER)('the result cache on a shared Redis that goes away', () => {
+describe.skipIf(redisService.skip)('the result cache on a shared Redis that goes away', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shoal-result-redis-'));
-  let redis: PrivateRedis;
+  let redis: OwnRedis;
+  let killed = false;
   const instances: ShoalInstance[] = [];
   const apps: FastifyInstance[] = [];
   let a: FastifyInstance;
@@ -57,7 +61,7 @@ describe.skipIf(!REDIS_SERVER)('the result cache on a shared Redis that goes awa
   let oracle: FastifyInstance;
 
   beforeAll(async () => {
-    redis = await PrivateRedis.start();
+    redis = await OwnRedis.start();
     writeFileSync(join(dir, 'orders.csv'), ORDERS);
     writeFileSync(join(dir, 'cached.yaml'), CONFIG(`{enabled: true, default_ttl: 300, redis_url: "${redis.url}"}`));
     writeFileSync(join(dir, 'plain.yaml'), CONFIG('{enabled: false}'));
@@ -107,11 +111,14 @@ describe.skipIf(!REDIS_SERVER)('the result cache on a shared Redis that goes awa
     const burst = Array.from({ length: 4 }, () => REQUESTS.flatMap((r, i) => [{ app: a, r, i }, { app: b, r, i }])).flat();
     const answers = await Promise.all(
       burst.map(async ({ app, r, i }, n) => {
-        if (n === Math.floor(burst.length / 3)) await redis.kill();
+        if (n === Math.floor(burst.length / 3)) {
+          await redis.kill();
+          killed = true;
+        }
         return { got: await ask(app, r), i };
       }),
     );
-    expect(redis.killed).toBe(true);
+    expect(killed).toBe(true);
     for (const { got, i } of answers) {
       expect({ status: got.status, body: got.body }).toEqual({ status: expected[i]!.status, body: expected[i]!.body });
       expect(['HIT', 'MISS']).toContain(got.cache);
@@ -128,7 +135,8 @@ describe.skipIf(!REDIS_SERVER)('the result cache on a shared Redis that goes awa
   }, 60_000);
 
   it('once Redis is back, the cache serves again (the client reconnects by itself)', async () => {
-    await redis.restart();
+    await redis.stop();
+    redis = await OwnRedis.start(redis.port);
     const r = REQUESTS[1]!;
     const live = await ask(oracle, r);
     // reconnection is asynchronous: poll until an entry is stored and served (bounded, not timed)

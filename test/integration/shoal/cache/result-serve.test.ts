@@ -9,17 +9,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerProcess } from '../../../support/processes.js';
 import { freePort } from '../../../support/services.js';
-import { PrivateRedis, REDIS_SERVER } from './result-redis-server.js';
+import { service } from '../../../support/service.js';
+import { OwnRedis } from './own-redis.js';
+
+const redisService = service('redis'); // decides only whether redis-server exists here; this file runs its own
 
 const metric = (text: string, name: string, tier = 'result'): number => Number(text.split('\n').find((l) => l.startsWith(`${name}{tier="${tier}"} `))?.split(' ')[1]);
 
-describe.skipIf(!REDIS_SERVER)('the result cache across shoal serve processes', () => {
+describe.skipIf(redisService.skip)('the result cache across shoal serve processes', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shoal-result-serve-'));
-  let redis: PrivateRedis;
+  let redis: OwnRedis;
   const servers: ServerProcess[] = [];
 
   beforeAll(async () => {
-    redis = await PrivateRedis.start();
+    redis = await OwnRedis.start();
     writeFileSync(join(dir, 'orders.csv'), 'id,region,amount\n1,eu,10.50\n2,us,20.00\n3,eu,30.25\n');
     writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db"}
 cache: {enabled: true, default_ttl: 300, redis_url: "${redis.url}"}
