@@ -5,6 +5,7 @@
 import { benchDeriveTicket } from './tik/derive-ticket.js';
 import { benchLs } from './tik/ls-store.js';
 import { benchStatusLoad, statusLoadSizes } from './tik/status-load.js';
+import { benchSyncIndex } from './tik/sync-index.js';
 import { ratio, type BenchResult } from './tik/measure.js';
 
 const quick = process.argv.includes('--quick');
@@ -14,6 +15,7 @@ const results: BenchResult[] = [
   ...(await benchDeriveTicket(quick ? 800 : 8000, quick ? 3 : 5)),
   ...(await benchLs(quick ? 1000 : 10_000, quick ? 2 : 3)),
   ...status.results,
+  ...(await benchSyncIndex(quick ? 100 : 1000, quick ? 3 : 5)),
 ];
 
 const rows = results.map((r) => [r.name, `${r.ms.toFixed(1)} ms`, `${r.floorMs.toFixed(1)} ms`, `${ratio(r)}×`, r.note]);

@@ -7,7 +7,7 @@
  *   process (its side reads every event once; the server's side is warm);
  * - one round's index of a store (what each reconcile request builds): from the id listing with
  *   every id seen before, against reading every event as the index did before `allEventIds`
- *   (the same store with the listing hidden), medians measured side by side;
+ *   (the same store with the listing hidden), interleaved runs (see sync-index.ts);
  * - 10 differences (5 new on each side): round trips and bytes against the d·b·log_b(n) bound.
  * Run: `npm run build && node dist/bench/tik/sync.js [--quick]`. Reports ratios, never asserts time.
  */
@@ -24,9 +24,9 @@ import { mintEvent, parseEvent, heads } from '../../src/tik/kernel/index.js';
 import { FileStore } from '../../src/tik/store/file/file-store.js';
 import type { EventStore } from '../../src/tik/store/store.js';
 import { buildTikServer } from '../../src/tik/server/index.js';
-import { httpTransport, indexStore, syncWith, type SyncReport } from '../../src/tik/sync/index.js';
+import { httpTransport, syncWith, type SyncReport } from '../../src/tik/sync/index.js';
 import { benchStore, benchTicket, writeTicket } from './fixture.js';
-import { median } from './measure.js';
+import { compareIndex } from './sync-index.js';
 
 const quick = process.argv.includes('--quick');
 const run = promisify(execFile);
@@ -97,10 +97,8 @@ try {
   await run(process.execPath, [cli, '--help']);
   const startMs = performance.now() - t;
 
-  // one reconcile round's index of store A, with and without the id listing (median of 5 each)
-  const hidden = new Proxy(storeA, { get: (o, k) => (k === 'allEventIds' || k === 'allSidecarNames' ? undefined : (Reflect.get(o, k) as unknown)) });
-  const listedMs = await median(5, () => indexStore(storeA));
-  const readMs = await median(5, () => indexStore(hidden));
+  // one reconcile round's index of store A, with and without the id listing
+  const { listedMs, readMs } = await compareIndex(storeA, 5);
 
   await addEvents(storeA, benchTicket(1), 5, 'a');
   await addEvents(storeB, benchTicket(TICKETS - 2), 5, 'b');

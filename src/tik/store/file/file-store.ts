@@ -237,7 +237,8 @@ export class FileStore implements EventStore {
   async allSidecarNames(): Promise<readonly SidecarEntry[]> {
     const tickets = await this.ticketIds();
     const listings = await listAll(tickets.map((t) => eventsDir(this.base, t)));
-    return tickets.flatMap((ticket, i) => listings[i]!.filter((n) => SIDECAR_NAME.test(n)).map((name) => ({ ticket, name })));
+    // most names are events (`….edn`): skip them before the sidecar pattern
+    return tickets.flatMap((ticket, i) => listings[i]!.filter((n) => !n.endsWith('.edn') && SIDECAR_NAME.test(n)).map((name) => ({ ticket, name })));
   }
 
   /** Ids in a ticket's pack index (the pack itself is not read). */
