@@ -102,7 +102,7 @@ rls_rules:
     const q = 'SELECT o.id, r.name, r.manager FROM sales.orders o JOIN sales.regions r ON r.code = o.region ORDER BY o.id';
     const before = await sql(b.url, 'analyst', q, { 'provisa.region': 'eu' });
     expect(before.status).toBe(200);
-    expect(before.hot).toBe('sales.regions');
+    expect(before.hot).toContain('sales.regions');
     expect(before.body.rows).toEqual([[1, 'Europe', 'an***@example.com'], [3, 'Europe', 'an***@example.com']]);
     const genBefore = (await hotStatus(b.url, 'sales.regions'))?.generation;
 
@@ -120,7 +120,7 @@ rls_rules:
       await new Promise((r) => setTimeout(r, 25));
     }
     const after = await sql(b.url, 'analyst', q, { 'provisa.region': 'eu' });
-    expect(after.hot).toBe('sales.regions');
+    expect(after.hot).toContain('sales.regions'); // orders (3 rows) may have been promoted automatically meanwhile
     expect(after.body.rows).toEqual([[1, 'Europa', 'an***@example.com'], [3, 'Europa', 'an***@example.com']]);
     const asAdmin = await sql(b.url, 'admin', q);
     expect(asAdmin.body.rows).toEqual([[1, 'Europa', 'anna@example.com'], [2, 'United States', 'bill@example.com'], [3, 'Europa', 'anna@example.com']]);
