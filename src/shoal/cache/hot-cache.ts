@@ -21,11 +21,11 @@ import { hotRelationBody, hotRelationName, isHotCacheableType, uncacheableCell }
 /** What loading needs from the instance: the engine (types as the live path sees them) and a row count. */
 export interface HotLoader {
   /** The table's row count (every table is sized before it is loaded). */
-  count(c: HotCandidate): Promise<number>;
+  count(c: HotCandidate, signal: AbortSignal): Promise<number>;
   /** Up to `limit` rows of the live relation, with the engine's column names and types. */
-  load(c: HotCandidate, limit: number): Promise<{ readonly columns: readonly ColumnInfo[]; readonly rows: readonly (readonly Cell[])[] }>;
+  load(c: HotCandidate, limit: number, signal: AbortSignal): Promise<{ readonly columns: readonly ColumnInfo[]; readonly rows: readonly (readonly Cell[])[] }>;
   /** Run a relation body once on the engine (a body the engine rejects is never served). */
-  verify(body: string): Promise<void>;
+  verify(body: string, signal: AbortSignal): Promise<void>;
 }
 
 /** The slice of a metrics registry the cache reports to (MetricsRegistry satisfies it). */
@@ -112,6 +112,8 @@ export class HotCache {
   private readonly timer: Timer;
   private handle: unknown;
   private closed = false;
+  /** Aborted on close: loads in flight stop instead of delaying shutdown. */
+  private readonly abort = new AbortController();
 
   constructor(private readonly options: HotCacheOptions) {
     this.clock = options.clock ?? Date.now;
@@ -253,6 +255,7 @@ export class HotCache {
   async close(): Promise<void> {
     this.closed = true;
     if (this.handle !== undefined) this.timer.clearTimeout(this.handle);
+    this.abort.abort();
     await this.settled().catch(() => undefined);
     await this.options.backend.close();
   }
@@ -278,6 +281,7 @@ export class HotCache {
     }
     const run = this.loadOnce(slot)
       .catch((e: unknown) => {
+        if (this.closed) return; // aborted by close
         slot.state = 'failed';
         slot.detail = e instanceof Error ? e.message : String(e);
         slot.entry = undefined;
@@ -315,11 +319,11 @@ export class HotCache {
       bytes = Buffer.byteLength(blob!.json, 'utf8');
     } else {
       // sized first (a count on the source itself is cheap), so an oversized table is never fetched
-      const n = await loader.count(c);
+      const n = await loader.count(c, this.abort.signal);
       if (n === 0 && c.reason === 'auto') return outcome('empty', 'no rows');
       if (n > c.maxRows) return outcome('over_rows', `${n} rows > ${c.maxRows}`);
       const loadedAt = this.clock();
-      const live = await loader.load(c, c.maxRows + 1);
+      const live = await loader.load(c, c.maxRows + 1, this.abort.signal);
       if (live.rows.length > c.maxRows) return outcome('over_rows', `more than ${c.maxRows} rows`);
       const why = unsupported(live.columns, live.rows);
       if (why !== undefined) return outcome('unsupported', why);
@@ -330,7 +334,7 @@ export class HotCache {
       stored = { fingerprint: c.fingerprint, loadedAt, columns: live.columns, rows: live.rows };
     }
     const body = hotRelationBody(stored.columns, stored.rows);
-    await loader.verify(body);
+    await loader.verify(body, this.abort.signal);
     if (slot.epoch !== epoch || this.closed) return; // invalidated meanwhile: these rows may be stale
     slot.loads++;
     slot.state = 'cached';

@@ -199,10 +199,10 @@ export class ShoalInstance implements QueryService {
       } else backend = new MemoryHotBackend(o?.clock);
     }
     const engine = this.engine;
-    const drain = async (sql: string, spec?: HotCandidate) => {
+    const drain = async (sql: string, signal: AbortSignal, spec?: HotCandidate) => {
       const batches = [];
       const pushdown = spec ? [{ table: { sourceId: spec.table.source_id, schema: spec.table.schema, table: spec.table.table }, columns: spec.table.columns.map((c) => c.name) }] : undefined;
-      for await (const b of engine.execute(sql, pushdown ? { pushdown } : {})) batches.push(b);
+      for await (const b of engine.execute(sql, pushdown ? { pushdown, signal } : { signal })) batches.push(b);
       return { columns: batches[0]?.columns ?? [], rows: batches.flatMap((b) => b.rows) };
     };
     const relation = (t: TableConfig) => engineNameWithMvs(t).map((p) => `"${p.replace(/"/g, '""')}"`).join('.');
@@ -214,22 +214,22 @@ export class ShoalInstance implements QueryService {
       ...(o?.clock ? { clock: o.clock } : {}),
       ...(o?.timer ? { timer: o.timer } : {}),
       loader: {
-        count: async (c) => {
-          const n = await this.countDirect(c.table);
+        count: async (c, signal) => {
+          const n = await this.countDirect(c.table, signal);
           if (n !== undefined) return n;
-          return Number((await drain(`SELECT count(*) FROM ${relation(c.table)}`)).rows[0]?.[0] ?? 0);
+          return Number((await drain(`SELECT count(*) FROM ${relation(c.table)}`, signal)).rows[0]?.[0] ?? 0);
         },
-        load: async (c, limit) => {
+        load: async (c, limit, signal) => {
           const cols = c.table.columns.map((col) => `"${col.name.replace(/"/g, '""')}"`).join(', ');
-          return drain(`SELECT ${cols} FROM ${relation(c.table)} LIMIT ${limit}`, c);
+          return drain(`SELECT ${cols} FROM ${relation(c.table)} LIMIT ${limit}`, signal, c);
         },
-        verify: async (body) => void (await drain(`SELECT count(*) FROM (${body}) AS v`)),
+        verify: async (body, signal) => void (await drain(`SELECT count(*) FROM (${body}) AS v`, signal)),
       },
     });
   }
 
   /** A table's row count asked of its own source (cheap) when it has a direct driver; undefined otherwise. */
-  private async countDirect(t: TableConfig): Promise<number | undefined> {
+  private async countDirect(t: TableConfig, signal: AbortSignal): Promise<number | undefined> {
     const source = this.state?.model.sources.find((s) => s.id === t.source_id);
     const direct = source ? directDialectOf(source.type) : undefined;
     const found = this.state?.governance.resolveTable([t.domain_id.toLowerCase(), (t.alias ?? t.table).toLowerCase()]);
@@ -237,7 +237,7 @@ export class ShoalInstance implements QueryService {
     const dialect = DIRECT_DIALECT[direct.dialect]!;
     const { schema, table } = found[0]!.sourceName;
     const from = schema === undefined ? quoteIdent(dialect, table) : `${quoteIdent(dialect, schema)}.${quoteIdent(dialect, table)}`;
-    const r = await this.pool.driver(dialect, source).query(`SELECT count(*) FROM ${from}`, []);
+    const r = await this.pool.driver(dialect, source).query(`SELECT count(*) FROM ${from}`, [], signal);
     return Number(r.rows[0]?.[0] ?? 0);
   }
 

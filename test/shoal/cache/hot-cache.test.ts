@@ -42,8 +42,8 @@ class HeldSource {
         await this.gate;
         return { columns: [{ name: 'id', type: 'INTEGER' }, { name: 'name', type: 'VARCHAR' }], rows: snapshot.slice(0, limit) };
       },
-      verify: async (body) => {
-        for await (const _ of engine.execute(`SELECT count(*) FROM (${body}) AS v`)) void _;
+      verify: async (body, signal) => {
+        for await (const _ of engine.execute(`SELECT count(*) FROM (${body}) AS v`, { signal })) void _;
       },
     };
   }
@@ -126,8 +126,8 @@ describe('HotCache', () => {
     const loader = source.loader(engine);
     const growing: HotLoader = {
       ...loader,
-      count: async (c) => {
-        const n = await loader.count(c);
+      count: async (c, signal) => {
+        const n = await loader.count(c, signal);
         source.rows.get('d.t')!.push([99, 'late']); // an insert lands right after the count
         return n;
       },
