@@ -14,15 +14,14 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotRelationName } from '../../../src/shoal/cache/hot-values.js';
 import { loadConfig } from '../../../src/shoal/config/load-config.js';
-import { ShoalError } from '../../../src/shoal/errors.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { adminPlugin } from '../../../src/shoal/server/admin-plugin.js';
 import { buildApp } from '../../../src/shoal/server/app.js';
 import { MetricsRegistry } from '../../../src/shoal/server/metrics.js';
 import type { Timer } from '../../../src/shoal/registry/timer.js';
 import { type Table, salesData, sqlLiteral } from '../sql/duckdb-harness.js';
-import { VIEWERS, lawQueryArb, viewerArb, type Viewer } from '../sql/pushdown-law.js';
-import { hotSalesYaml } from './hot-fixture.js';
+import { VIEWERS, lawQueryArb, viewerArb } from '../sql/pushdown-law.js';
+import { answer, hotSalesYaml, same } from './hot-fixture.js';
 
 const data = salesData();
 const table = (name: string): Table => data.find((t) => t.name === name)!;
@@ -53,20 +52,6 @@ class ManualTimer implements Timer {
   }
 }
 
-type Answer = { ok: true; rows: string[]; columns: string; hot: boolean } | { ok: false; code: string };
-
-async function answer(instance: ShoalInstance, sql: string, v: Viewer): Promise<Answer> {
-  try {
-    const r = await instance.query({ sql, role: v.role, vars: v.vars }, new AbortController().signal);
-    const rows: string[] = [];
-    for await (const b of r.batches) for (const row of b) rows.push(JSON.stringify(row, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x)));
-    return { ok: true, rows: rows.sort(), columns: JSON.stringify(r.columns), hot: r.headers?.['x-shoal-hot'] !== undefined };
-  } catch (e) {
-    if (e instanceof ShoalError) return { ok: false, code: e.code };
-    throw e;
-  }
-}
-const same = (a: Answer) => (a.ok ? { ok: true, rows: a.rows, columns: a.columns } : a);
 
 describe('hot tables through a real instance (in-process cache)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shoal-hot-'));

@@ -16,15 +16,14 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../src/shoal/config/load-config.js';
-import { ShoalError } from '../../../../src/shoal/errors.js';
 import { ShoalInstance } from '../../../../src/shoal/instance/instance.js';
 import { MetricsRegistry } from '../../../../src/shoal/server/metrics.js';
 import { service } from '../../../support/service.js';
 import { freePort } from '../../../support/services.js';
-import { hotSalesYaml } from '../../../shoal/cache/hot-fixture.js';
+import { answer, hotSalesYaml, same } from '../../../shoal/cache/hot-fixture.js';
 import { OwnRedis } from './own-redis.js';
 import { type Table, salesData, sqlLiteral } from '../../../shoal/sql/duckdb-harness.js';
-import { type Viewer, VIEWERS, lawQueryArb, viewerArb } from '../../../shoal/sql/pushdown-law.js';
+import { VIEWERS, lawQueryArb, viewerArb } from '../../../shoal/sql/pushdown-law.js';
 
 const postgres = service('postgres');
 const redisService = service('redis'); // decides only whether redis-server exists here; this file runs its own
@@ -34,21 +33,6 @@ const PG_TYPES: Record<string, string> = { integer: 'integer', varchar: 'varchar
 const ddl = (t: Table) => `CREATE TABLE ${t.name} (${t.cols.map(([n, ty]) => `${n} ${PG_TYPES[ty]}`).join(', ')})`;
 const insert = (t: Table) => `INSERT INTO ${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`;
 
-type Answer = { ok: true; rows: string[]; columns: string; hot: boolean } | { ok: false; code: string };
-const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
-
-async function answer(instance: ShoalInstance, sql: string, v: Viewer): Promise<Answer> {
-  try {
-    const r = await instance.query({ sql, role: v.role, vars: v.vars }, new AbortController().signal);
-    const rows: string[] = [];
-    for await (const b of r.batches) for (const row of b) rows.push(json(row));
-    return { ok: true, rows: rows.sort(), columns: JSON.stringify(r.columns), hot: r.headers?.['x-shoal-hot'] !== undefined };
-  } catch (e) {
-    if (e instanceof ShoalError) return { ok: false, code: e.code };
-    throw e;
-  }
-}
-const same = (a: Answer) => (a.ok ? { ok: true, rows: a.rows, columns: a.columns } : a);
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
