@@ -1,4 +1,5 @@
-/* The processes of the merge model; see state.pml. Needs `inline receive(s, d, e)`. */
+/* The processes of the merge model; see state.pml. Needs `inline receive(s, d, e)`; a variant
+   that defines CHILDREN_FIRST delivers the highest-numbered event first instead. */
 
 /* Replica r mints event e if it holds e's parent (a child is only ever minted on top of its
    parent); otherwise this write does not happen in this run. */
@@ -42,11 +43,19 @@ inline transfer(s, d, interruptible) {
   :: snap != 0 ->
      if
      :: atomic {
-          e = 0;
+#ifdef CHILDREN_FIRST
+          e = E - 1;                                /* highest number first */
+          do
+          :: (snap & BIT(e)) == 0 -> e--
+          :: else -> break
+          od;
+#else
+          e = 0;                                    /* lowest number (parents) first */
           do
           :: (snap & BIT(e)) == 0 -> e++
           :: else -> break
           od;
+#endif
           deliver(s, d, e);
           snap = snap & ~BIT(e);
           e = 0

@@ -79,6 +79,12 @@ describe.skipIf(missing.length > 0)('merge convergence, model-checked by spin', 
     expect(r.output).toMatch(/assertion violated \(\(set\[\w+\]&old\)==old\)/);
   }, 180_000);
 
+  it('rejects a transfer that delivers children before parents (an interrupted sync leaves an orphan)', () => {
+    const r = check('broken-children-first');
+    expect(r.errors, r.output).toBeGreaterThan(0);
+    expect(r.output).toMatch(/assertion violated \(\(\(parent\[k\]==4\)\|\| !\(\(\(set\[d\]&\(1<<k\)\)!=0\)\)\)\|\|\(\(set\[d\]&\(1<<parent\[k\]\)\)!=0\)\)/);
+  }, 180_000);
+
   it('rejects last-writer-wins, which drops an event older than one the receiver holds (no convergence)', () => {
     const r = check('broken-lww');
     expect(r.errors, r.output).toBeGreaterThan(0);
