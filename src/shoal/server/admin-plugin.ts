@@ -41,6 +41,9 @@ function checkWith(catalog: CatalogModel): void {
   const { errors } = checkCatalog(catalog);
   const rejected = errors.find((e) => e.code === 'CONFIG_MV_REJECTED');
   if (rejected) throw new ShoalError('MV_REJECTED', formatIssue(rejected), { hint: rejected.hint ?? "use mv_consistency: shared" });
+  // A cycle is a property of the definition itself, not of what is registered yet: 422 with the check's own hint.
+  const cycle = errors.find((e) => e.code === 'CONFIG_DERIVED_CYCLE');
+  if (cycle) throw new ShoalError('DERIVED_CYCLE', formatIssue(cycle), { hint: cycle.hint ?? 'a view_sql must not read its own table' });
   if (errors.length > 0) {
     throw new ShoalError('CONFLICT', errors.map(formatIssue).join('; '), { hint: 'register what it refers to first' });
   }

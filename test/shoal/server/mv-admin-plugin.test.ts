@@ -117,6 +117,30 @@ roles:
     }
   });
 
+  it('registration through POST /admin/tables refuses a derived table that reads itself: 422 DERIVED_CYCLE naming the cycle, nothing registered', async () => {
+    const admin = await buildApp({ service: instance, logger: false, plugins: [adminPlugin(instance), mvAdminPlugin(instance)] });
+    try {
+      const register = (table: string, viewSql: string) =>
+        admin.inject({
+          method: 'POST',
+          url: '/admin/tables',
+          headers: { 'x-provisa-role': 'admin' },
+          payload: { source_id: '__derived__', domain_id: 'sales', table, view_sql: viewSql, columns: [{ name: 'n', data_type: 'bigint' }] },
+        });
+      expect((await register('v1', 'SELECT count(*) AS n FROM "orders_csv"."default"."orders"')).statusCode).toBe(200);
+      expect((await register('v2', 'SELECT n FROM sales.v1')).statusCode).toBe(200);
+      const before = await instance.registry.epoch();
+      const refused = await register('v1', 'SELECT n FROM sales.v2');
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json()).toMatchObject({ error: { code: 'DERIVED_CYCLE', message: expect.stringMatching(/(sales\.v[12]) reads itself: \1 -> sales\.v[12] -> \1/) } });
+      expect(await instance.registry.epoch()).toBe(before);
+      for (const t of ['v2', 'v1']) expect((await admin.inject({ method: 'DELETE', url: `/admin/tables/sales.${t}`, headers: { 'x-provisa-role': 'admin' } })).statusCode).toBe(200);
+      await instance.refresh();
+    } finally {
+      await admin.close();
+    }
+  });
+
   it('an unknown MV is a 404 on every route', async () => {
     for (const [method, url] of [['GET', '/admin/mv/sales.nope'], ['GET', '/admin/mv/sales.orders/log'], ['POST', '/admin/mv/sales.nope/refresh']] as const) {
       expect(await call(method, url)).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
