@@ -111,7 +111,8 @@ export function renderDiff(d: Record<string, Json>): string {
 }
 
 export function renderLs(rows: Record<string, Json>[], hidden: number): string {
-  const lines = rows.map((r) => `${String(r.ticket).slice(0, 8)}  ${pad(String(r.process), 20)}${pad(list(r.current), 24)}${String(r.title ?? '')}`);
+  const incomplete = (r: Record<string, Json>): string => (Array.isArray(r.missingParents) && r.missingParents.length > 0 ? '  [INCOMPLETE log]' : '');
+  const lines = rows.map((r) => `${String(r.ticket).slice(0, 8)}  ${pad(String(r.process), 20)}${pad(list(r.current), 24)}${String(r.title ?? '')}${incomplete(r)}`);
   if (rows.length === 0) lines.push('(no open tickets)');
   if (hidden > 0) lines.push(`(${hidden} settled ticket${hidden === 1 ? '' : 's'} hidden; --all shows them)`);
   return lines.join('\n');

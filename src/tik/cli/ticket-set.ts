@@ -1,7 +1,7 @@
 import { isCodedError } from '../../core/errors.js';
 import { readEdn } from '../edn/index.js';
 import type { Instant } from '../edn/value.js';
-import { derive, parseProcess, resolveRoles, type ProcessDef, type Roles, type TikEvent } from '../kernel/index.js';
+import { derive, missingParents, parseProcess, resolveRoles, type ProcessDef, type Roles, type TikEvent } from '../kernel/index.js';
 import type { EventStore, StoredEvent } from '../store/store.js';
 
 /** How many tickets' event reads a listing keeps in flight. */
@@ -18,6 +18,8 @@ export interface LoadedTicket {
   readonly roles: Roles;
   /** The derivation at `now` (state after all events, effective reached set). */
   readonly derived: ReturnType<typeof derive>;
+  /** Parents named by these events but absent (a partial log: its derivation is provisional). */
+  readonly missingParents: readonly string[];
 }
 
 /**
@@ -69,7 +71,7 @@ export async function loadAllTickets(ctx: CliContext, store: EventStore, now: In
       }
       // Derive here, inside the per-ticket guard: a definition that throws (an unknown guard
       // operator) costs that ticket, not the whole listing.
-      out.push({ ticket, events, def, roles, derived: derive(def, events, now, roles) });
+      out.push({ ticket, events, def, roles, derived: derive(def, events, now, roles), missingParents: [...missingParents(events)].sort() });
     } catch (e) {
       if (!isCodedError(e)) throw e;
       ctx.warn(`ticket ${ticket}: ${e.describe()}`);

@@ -37,6 +37,7 @@ export function registerLs(program: Command, ctx: CliContext): void {
           settled,
           events: t.events.length,
           updated: Number.isFinite(last) ? instantText(t.events.find((e) => e.at.ms === last)!.at) : null,
+          missingParents: [...t.missingParents],
         });
       }
       if (opts.json) ctx.json(rows);

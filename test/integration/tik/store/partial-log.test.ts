@@ -90,6 +90,10 @@ describe('a replica missing an ancestor event', () => {
     expect(cli.stderr).toMatch(/INCOMPLETE|missing/i);
     const human = await tik(partial, ['status', ticket, '--at', '2026-07-08T11:00:00Z']);
     expect(human.stdout).toMatch(new RegExp(`log: INCOMPLETE, 1 parent event\\(s\\) missing: ${middle}`));
+    // the cross-ticket listing says so too: ls --json (and the replica's /api/ls) name the gap, the human list marks it
+    const listed = (await (await fetch(`${partialServer.url}/api/ls?all=true`)).json()) as { ticket: string; missingParents: string[] }[];
+    expect(listed.find((r) => r.ticket === ticket)?.missingParents).toEqual([middle]);
+    expect((await tik(partial, ['ls', '--all'])).stdout).toMatch(new RegExp(`${ticket.slice(0, 8)} .*\\[INCOMPLETE log\\]`));
 
     // a sync with the complete replica brings the missing event; the conflict was spurious
     const sync = tikDist(partial, ['--root', partial, 'sync', fullServer.url, '--pull', '--json']);
@@ -97,5 +101,7 @@ describe('a replica missing an ancestor event', () => {
     expect(JSON.parse(sync.stdout)).toMatchObject({ pulled: 1 });
     const healed = (await (await fetch(`${partialServer.url}/api/status/${ticket}?at=${at}`)).json()) as StatusJson;
     expect(healed).toEqual(settled);
+    const relisted = (await (await fetch(`${partialServer.url}/api/ls?all=true`)).json()) as { ticket: string; missingParents: string[] }[];
+    expect(relisted.find((r) => r.ticket === ticket)?.missingParents).toEqual([]);
   });
 });
