@@ -137,6 +137,18 @@ describe('tik serve --shard: 2 shards × 2 replicas (real processes)', () => {
       for (const r of replicas) expect(await (await fetch(`${r.url}/api/status/${t.slice(0, 10)}`)).json()).toEqual(expected);
     }
 
+    // tik sync against a sharded replica syncs that shard's part of the local store (it learns the shard from /health)
+    const fresh = await supportStore();
+    dirs.push(fresh);
+    const pulled = tikDist(fresh, ['--root', fresh, 'sync', replicas[0]!.url, '--json']);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stderr).toContain('holds shard 0/2');
+    expect(eventFiles(fresh)).toEqual(eventFiles(replicas[0]!.dir));
+    // a store holding every ticket syncs with it too: nothing of shard 1 is offered, nothing is refused
+    const whole = tikDist(single, ['--root', single, 'sync', replicas[0]!.url, '--json']);
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(JSON.parse(whole.stdout)).toMatchObject({ pulled: 0, pushed: 0 });
+
     // one replica of shard 1 down: the other answers for it; both down: a 503 naming the shard
     const shard1 = replicas.filter((r) => r.shard === 1);
     await shard1[0]!.proc!.kill('SIGKILL');

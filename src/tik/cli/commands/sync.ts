@@ -1,5 +1,9 @@
 import type { Command } from 'commander';
 import { TikError } from '../../errors.js';
+import { SHARD_HEADER } from '../../shard/shard-directory.js';
+import { parseShardSpec, shardText, type ShardSpec } from '../../shard/shard-spec.js';
+import { ShardStore } from '../../shard/shard-store.js';
+import type { EventStore } from '../../store/store.js';
 import { httpTransport, syncWith } from '../../sync/index.js';
 import type { CliContext } from '../context.js';
 import { openStore } from '../store-access.js';
@@ -8,15 +12,19 @@ import { openStore } from '../store-access.js';
 export function registerSync(program: Command, ctx: CliContext): void {
   program
     .command('sync')
-    .description('sync this store with a tik serve replica (range-based reconciliation, then pull and push)')
+    .description('sync this store with a tik serve replica (range-based reconciliation, then pull and push; with a sharded replica, only its shard)')
     .argument('<url>', 'the replica, e.g. http://127.0.0.1:7777')
     .option('--pull', 'only fetch what this store lacks')
     .option('--push', 'only send what the replica lacks')
     .option('--json', 'print the sync report as JSON (see docs/tik-sync.md)')
     .action(async (url: string, opts: { pull?: boolean; push?: boolean; json?: boolean }) => {
       if (opts.pull && opts.push) throw new TikError('cli/usage', '--pull and --push exclude each other (give neither to do both)', { where: '--pull/--push', hint: 'tik sync URL' });
-      const transport = httpTransport(url);
-      const store = await openStore(ctx);
+      // A sharded replica reconciles only its shard: sync exactly that part of this store, saying which.
+      const shard = await peerShard(url);
+      const transport = httpTransport(url, shard ? { headers: { [SHARD_HEADER]: shardText(shard) } } : {});
+      const local = await openStore(ctx);
+      const store: EventStore = shard ? new ShardStore(local, shard) : local;
+      if (shard) ctx.warn(`${url} holds shard ${shardText(shard)}: syncing only this store's tickets of that shard`);
       const report = await syncWith(store, transport, {
         direction: opts.pull ? 'pull' : opts.push ? 'push' : 'both',
         onProgress: (line) => ctx.warn(line),
@@ -24,4 +32,23 @@ export function registerSync(program: Command, ctx: CliContext): void {
       if (opts.json) ctx.json(report);
       else ctx.out(`synced with ${url}: pulled ${report.pulled}, pushed ${report.pushed} (${report.rounds} round trip(s), ${report.reconcileBytesSent + report.reconcileBytesReceived} reconciliation bytes)`);
     });
+}
+
+/**
+ * The shard a replica announces on `/health` (`shard: "i/M"`), or undefined for an unsharded one
+ * (`0/1`, no field, or no usable answer — the sync itself then reports what is wrong).
+ */
+async function peerShard(url: string): Promise<ShardSpec | undefined> {
+  let body: unknown;
+  try {
+    const res = await fetch(new URL('/health', url), { signal: AbortSignal.timeout(10_000) });
+    if (!res.ok) return undefined;
+    body = await res.json();
+  } catch {
+    return undefined;
+  }
+  const text = typeof body === 'object' && body !== null ? (body as { shard?: unknown }).shard : undefined;
+  if (typeof text !== 'string') return undefined;
+  const spec = parseShardSpec(text, `${url}/health shard`);
+  return spec.count > 1 ? spec : undefined;
 }
