@@ -48,8 +48,9 @@ roles: [{id: admin, capabilities: [admin, full_results], domain_access: ["*"]}]
 `,
   );
   const config = loadConfig({ path: join(dir, 'shoal.yaml') }).config;
-  const cached = await ShoalInstance.start({ config, baseDir: dir, mv: { tickMs: 0 } });
-  const uncached = await ShoalInstance.start({ config, baseDir: dir, mv: { tickMs: 0, resolveMaxAgeMs: 0 }, importConfig: false });
+  // resultCache: false — these measure reads of the MV snapshot, not result-cache hits (bench/shoal/cache.ts)
+  const cached = await ShoalInstance.start({ config, baseDir: dir, mv: { tickMs: 0 }, resultCache: false });
+  const uncached = await ShoalInstance.start({ config, baseDir: dir, mv: { tickMs: 0, resolveMaxAgeMs: 0 }, importConfig: false, resultCache: false });
   const results: BenchResult[] = [];
   try {
     // refresh economics: one forced refresh alone, then N services racing for one version each round
