@@ -241,12 +241,15 @@ describe('tik serve --shard', () => {
       expect(res.status, String(header)).toBe(409);
       expect(errorCode(await res.text())).toBe('sync/shard-mismatch');
     }
-    // the plain CLI (unsharded) is refused with a message naming the shard
+    // the CLI learns the replica's shard from /health and syncs only that shard (so it is not refused)
     const dir = await supportStore();
     dirs.push(dir);
-    const r = await tik(dir, ['sync', r0.url]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/holds shard 0\/2 and refuses to sync with a peer of shard 0\/1/);
+    const r = await tik(dir, ['sync', r0.url, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`${r0.url} holds shard 0/2: syncing only this store's tickets of that shard`);
+    const own = (await ticketsOf(dir)).map((t) => shardOf(t, M));
+    expect(own.length).toBeGreaterThan(0);
+    expect(new Set(own)).toEqual(new Set([0]));
     // an unsharded replica refuses a sharded peer too
     const plain = await buildTikServer({ root: dir, store: await openFileStore(dir), env: { TIK_NOW: T0, HOME: dir } });
     servers.push(plain);
