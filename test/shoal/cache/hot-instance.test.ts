@@ -100,6 +100,16 @@ describe('hot tables through a real instance (in-process cache)', () => {
     expect(metrics.value('shoal_cache_hits_total', { tier: 'hot' })).toBeGreaterThanOrEqual(inlined);
   }, 300_000);
 
+  it('an empty live answer keeps the declared column types (a DATE predicate over an empty SQLite landing binds), as the hot path does', async () => {
+    // found by the law above: the live landing of zero rows typed a DATE column BIGINT and the engine refused the query
+    const sql = "WITH t AS (SELECT c.score FROM sales.customers c WHERE (c.score > 99 AND c.signup >= DATE '2024-01-01')) SELECT * FROM t";
+    for (const viewer of VIEWERS) {
+      const [a, b] = [await answer(hot, sql, viewer), await answer(live, sql, viewer)];
+      expect(b).toMatchObject({ ok: true, rows: [] });
+      expect(same(a)).toEqual(same(b));
+    }
+  });
+
   it('cached rows are governed: RLS, the mask and the hidden column apply on the hot path', async () => {
     const sql = 'SELECT c.id, c.email, c.region, p.amount FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id';
     const eu = await hot.query({ sql, role: 'analyst', vars: { 'provisa.region': 'EU' } }, new AbortController().signal);

@@ -143,6 +143,15 @@ export function sqliteLandingColumn(c: Extract<SourceColumn, { driver: 'sqlite' 
         : col(c.name, 'VARCHAR', 'VARCHAR');
   const d = (c.declared ?? '').toUpperCase();
   if (d === '') return byValues;
+  // No value to disagree with (an empty or all-NULL result): the declared type decides, so an empty
+  // landing keeps the column's type and predicates over it still bind (DATE >= DATE, not BIGINT >= DATE).
+  const empty = !values.some((v) => v !== null && v !== undefined);
+  if (empty) {
+    if (d === 'DATE') return col(c.name, 'VARCHAR', 'DATE');
+    if (d === 'DATETIME' || d.startsWith('TIMESTAMP')) return col(c.name, 'VARCHAR', 'TIMESTAMP');
+    if (d === 'JSON') return col(c.name, 'VARCHAR', 'JSON');
+    if (d.includes('BLOB')) return col(c.name, 'VARCHAR', 'BLOB', unhexBlob);
+  }
   const dec = /^(?:DECIMAL|NUMERIC)\s*\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)$/.exec(d);
   if (dec !== null && allNum) {
     const p = Number(dec[1]);

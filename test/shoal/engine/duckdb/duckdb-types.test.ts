@@ -47,6 +47,22 @@ describe('driver type → DuckDB type', () => {
     expect(lite(null, [1.5])).toBe('DOUBLE');
     expect(lite('VARCHAR(10)', [1n])).toBe('VARCHAR');
   });
+
+  it('SQLite: with no value to disagree (empty or all NULL), the declared type decides', () => {
+    const lite = (declared: string | null, values: unknown[]) => sqliteLandingColumn({ driver: 'sqlite', name: 'c', declared }, values).type;
+    for (const values of [[], [null, null]]) {
+      expect(lite('DATE', values)).toBe('DATE');
+      expect(lite('DATETIME', values)).toBe('TIMESTAMP');
+      expect(lite('TIMESTAMP', values)).toBe('TIMESTAMP');
+      expect(lite('JSON', values)).toBe('JSON');
+      expect(lite('BLOB', values)).toBe('BLOB');
+      expect(lite('BOOLEAN', values)).toBe('BOOLEAN');
+      expect(lite('DECIMAL(8,3)', values)).toBe('DECIMAL(8,3)');
+      expect(lite('INTEGER', values)).toBe('BIGINT');
+      expect(lite('TEXT', values)).toBe('VARCHAR');
+      expect(lite('REAL', values)).toBe('DOUBLE');
+    }
+  });
 });
 
 describe('decimal inference', () => {
