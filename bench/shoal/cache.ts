@@ -9,8 +9,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { loadConfig } from '../../src/shoal/config/load-config.js';
+import { factsParquet } from './facts-parquet.js';
 import { ShoalInstance } from '../../src/shoal/instance/instance.js';
 import { OwnRedis } from '../../test/integration/shoal/cache/own-redis.js';
 import { median, type BenchResult } from '../tik/measure.js';
@@ -48,12 +48,7 @@ export async function benchResultCache(rows: number, runs: number): Promise<Benc
   const open: ShoalInstance[] = [];
   let redis: OwnRedis | undefined;
   try {
-    const parquet = join(dir, 'facts.parquet');
-    const raw = await DuckDBInstance.create(':memory:', { threads: '2' });
-    const rc = await raw.connect();
-    await rc.run(`COPY (SELECT i AS id, ['eu','us','apac'][1 + i % 3] AS region, (i % 1000) / 10.0 AS amount,
-                  'user' || i || '@example.com' AS email FROM range(${rows}) t(i)) TO '${parquet}' (FORMAT parquet)`);
-    await rc.run(`CREATE VIEW facts AS SELECT * FROM read_parquet('${parquet}')`);
+    const { rc } = await factsParquet(dir, rows);
     const start = async (file: string, cache: string): Promise<ShoalInstance> => {
       writeFileSync(join(dir, file), config(cache));
       const i = await ShoalInstance.start({ config: loadConfig({ path: join(dir, file) }).config, baseDir: dir, mv: { tickMs: 0 }, hot: false });

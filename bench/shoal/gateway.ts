@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { loadConfig } from '../../src/shoal/config/load-config.js';
+import { factsParquet } from './facts-parquet.js';
 import { ShoalInstance } from '../../src/shoal/instance/instance.js';
 import { isMissing, startPostgres } from '../../test/support/services.js';
 import { median, type BenchResult } from '../tik/measure.js';
@@ -46,12 +47,7 @@ export async function benchGateway(rows: number, runs: number): Promise<BenchRes
   const dir = mkdtempSync(join(tmpdir(), 'shoal-bench-'));
   const results: BenchResult[] = [];
   try {
-    const parquet = join(dir, 'facts.parquet');
-    const raw = await DuckDBInstance.create(':memory:', { threads: '2' });
-    const rc = await raw.connect();
-    await rc.run(`COPY (SELECT i AS id, ['eu','us','apac'][1 + i % 3] AS region, (i % 1000) / 10.0 AS amount,
-                  'user' || i || '@example.com' AS email FROM range(${rows}) t(i)) TO '${parquet}' (FORMAT parquet)`);
-    await rc.run(`CREATE VIEW facts AS SELECT * FROM read_parquet('${parquet}')`);
+    const { rc } = await factsParquet(dir, rows);
     writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db"}
 domains: [{id: bench}]
 sources: [{id: files, type: parquet, path: facts.parquet}]
