@@ -73,6 +73,7 @@ export const tableSchema = z.object({
   materialize: optional(bool),
   mv_refresh_interval: optional(int.pipe(z.number().int().min(1))),
   mv_consistency: optional(z.enum(MV_CONSISTENCIES)),
+  definer_rows: optional(bool),
 });
 
 export const relationshipSchema = z.object({
@@ -124,6 +125,16 @@ export const hotTablesSchema = z.object({
   max_bytes: optional(nonNegInt),
 });
 
+/** `host`, `host:port`, `[v6]` or `[v6]:port`: a name or address, never a path, scheme or wildcard. */
+export const HOST_ENTRY = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*|\[[0-9A-Fa-f:.]+\])(?::(?:6553[0-5]|655[0-2]\d|65[0-4]\d{2}|6[0-4]\d{3}|[1-5]\d{4}|[1-9]\d{0,3}))?$/;
+
+export const adminSchema = z.object({
+  file_roots: optional(z.array(z.string().min(1).max(4096).refine((v) => !v.includes('\u0000') && !/[*?[{]/.test(v), {
+    message: 'expected a directory path (no wildcards)',
+  }))),
+  allowed_hosts: optional(z.array(z.string().regex(HOST_ENTRY, { message: 'expected host or host:port (a name or address, no scheme, path or wildcard)' }))),
+});
+
 export const configSchema = z.object({
   federation_engine: optional(z.enum(FEDERATION_ENGINES)),
   federation_engine_url: optional(name),
@@ -137,6 +148,7 @@ export const configSchema = z.object({
   relationships: optional(z.array(relationshipSchema)),
   roles: optional(z.array(roleSchema)),
   rls_rules: optional(z.array(rlsRuleSchema)),
+  admin: optional(adminSchema),
 });
 
 export type RawConfig = z.output<typeof configSchema>;
@@ -201,5 +213,6 @@ export const CONFIG_KEYS: KeyCatalog = {
     relationships: { kind: 'relationship', known: keysOf(relationshipSchema), unsupported: ['description', 'join_type'] },
     roles: { kind: 'role', known: keysOf(roleSchema), unsupported: ['rate_limit', 'relationship_guard', 'description'] },
     rls_rules: { kind: 'rls rule', known: keysOf(rlsRuleSchema), unsupported: ['description'] },
+    admin: { kind: 'admin', known: keysOf(adminSchema), unsupported: [] },
   },
 };

@@ -139,7 +139,11 @@ export function checkConfigText(text: string, env: Env = process.env): ConfigChe
   const checked = checkCatalog(resolved.catalog);
   errors.push(...[...resolved.errors, ...checked.errors].filter((i) => !reported.has(i.path)));
   warnings.push(...checked.warnings);
-  const config: ShoalConfig = deepFreeze({ ...resolved.catalog, stateful: normaliseStateful(raw) });
+  const config: ShoalConfig = deepFreeze({
+    ...resolved.catalog,
+    stateful: normaliseStateful(raw),
+    ...(raw.admin === undefined ? {} : { admin: { file_roots: raw.admin.file_roots ?? [], allowed_hosts: raw.admin.allowed_hosts ?? [] } }),
+  });
   return finish(errors, warnings, config, locate);
 }
 

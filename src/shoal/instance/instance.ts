@@ -33,6 +33,7 @@ import { openRegistry } from '../registry/open-registry.js';
 import type { Registry } from '../registry/registry.js';
 import type { Timer } from '../registry/timer.js';
 import { watchEpoch, type EpochWatch } from '../registry/watch-epoch.js';
+import { AdminSourcePolicy } from '../server/admin-source-policy.js';
 import { MetricsRegistry } from '../server/metrics.js';
 import type { HealthReport, QueryRequest, QueryResult, QueryService } from '../server/query-service.js';
 import { quoteIdent } from '../sources/pushdown-sql.js';
@@ -124,6 +125,8 @@ export class ShoalInstance implements QueryService {
   results: ResultCache | undefined;
   /** The hot-table cache (src/shoal/cache/hot-cache.ts); undefined when turned off. */
   hot: HotCache | undefined;
+  /** What the admin API may register (admin.file_roots, admin.allowed_hosts; never the registry or the MV store). */
+  readonly adminPolicy: AdminSourcePolicy;
 
   private constructor(
     readonly registry: Registry,
@@ -132,6 +135,19 @@ export class ShoalInstance implements QueryService {
   ) {
     this.pool = new SourcePool(options.env ?? process.env);
     this.metrics = options.metrics ?? new MetricsRegistry();
+    const env = options.env ?? process.env;
+    let mvStoreDir: string | undefined;
+    try {
+      mvStoreDir = storeDirectory(options.config.stateful.materialize_store_url ?? env.PROVISA_MATERIALIZE_URL, options.baseDir);
+    } catch {
+      // an unusable store URL is reported by openMvs; the store then holds nothing to protect
+    }
+    this.adminPolicy = new AdminSourcePolicy({
+      admin: options.config.admin,
+      baseDir: options.baseDir,
+      registryUrl: options.config.stateful.control_plane.tenant_url ?? EMBEDDED_REGISTRY_URL,
+      ...(mvStoreDir === undefined ? {} : { mvStoreDir }),
+    });
   }
 
   static async start(options: InstanceOptions): Promise<ShoalInstance> {

@@ -7,6 +7,7 @@ import { makeColumn, makeSource, makeTable, qualifiedName, type CatalogModel, ty
 import { resolveRole } from '../config/roles.js';
 import { ShoalError } from '../errors.js';
 import type { Registry, MutationResult } from '../registry/registry.js';
+import { AdminSourcePolicy } from './admin-source-policy.js';
 
 /** What the admin API needs from an instance: its registry, its catalog, and a way to catch up. */
 export interface AdminTarget {
@@ -20,6 +21,8 @@ export interface AdminTarget {
   invalidateCaches?(table?: string): Promise<{ readonly propagated: boolean }>;
   /** Hot-table status: where rows are kept and, per candidate table, its state (see HotStatus). */
   cacheStatus?(): unknown;
+  /** What registered sources and tables may reach (files, hosts); absent = no file or network source. */
+  readonly adminPolicy?: AdminSourcePolicy;
 }
 
 const invalidateBodySchema = z.object({ table: z.string().min(1).optional() }).strict();
@@ -57,6 +60,7 @@ function checkWith(catalog: CatalogModel): void {
  */
 export function adminPlugin(target: AdminTarget) {
   return async function plugin(app: FastifyInstance): Promise<void> {
+    const policy = target.adminPolicy ?? AdminSourcePolicy.denyAll();
     const authorize = async (req: FastifyRequest): Promise<CatalogModel> => {
       const header = req.headers['x-provisa-role'];
       const roleId = Array.isArray(header) ? header[0] : header;
@@ -100,7 +104,8 @@ export function adminPlugin(target: AdminTarget) {
 
     app.post('/admin/sources', async (req) => {
       const catalog = await authorize(req);
-      const source = makeSource(parseBody(sourceSchema, req.body, 'source'));
+      // the admin edge: files under the roots, allowed hosts, no env references, never the control plane
+      const source = makeSource(await policy.checkSource(makeSource(parseBody(sourceSchema, req.body, 'source'))));
       checkWith({ ...catalog, sources: [...catalog.sources.filter((s) => s.id !== source.id), source] });
       return done(await target.registry.registerSource(source), ofSource(catalog, source.id));
     });
@@ -115,6 +120,7 @@ export function adminPlugin(target: AdminTarget) {
       const raw = parseBody(tableSchema, req.body, 'table');
       const table = makeTable({ ...raw, columns: (raw.columns ?? []).map((c) => makeColumn(c)) });
       const others = catalog.tables.filter((t) => !(t.domain_id === table.domain_id && (t.alias ?? t.table) === (table.alias ?? table.table)));
+      await policy.checkTable(table, catalog);
       checkWith({ ...catalog, tables: [...others, table] });
       return done(await target.registry.registerTable(table), [table]);
     });
