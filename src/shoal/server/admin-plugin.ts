@@ -26,6 +26,8 @@ export interface AdminTarget {
 }
 
 const invalidateBodySchema = z.object({ table: z.string().min(1).optional() }).strict();
+/** RLS rules registered with a table (its id implied), so a view over governed tables is never registered bare. */
+const tableRulesSchema = z.array(rlsRuleSchema.pick({ role_id: true, filter: true }).strict()).max(1000);
 
 function parseBody<T extends z.ZodType>(schema: T, body: unknown, what: string): z.output<T> {
   const r = schema.safeParse(body);
@@ -45,6 +47,8 @@ function checkWith(catalog: CatalogModel): void {
   const rejected = errors.find((e) => e.code === 'CONFIG_MV_REJECTED');
   if (rejected) throw new ShoalError('MV_REJECTED', formatIssue(rejected), { hint: rejected.hint ?? "use mv_consistency: shared" });
   // A cycle is a property of the definition itself, not of what is registered yet: 422 with the check's own hint.
+  const laundering = errors.find((e) => e.code === 'CONFIG_VIEW_LAUNDERS_ROWS');
+  if (laundering) throw new ShoalError('VIEW_LAUNDERS_ROWS', formatIssue(laundering), { hint: laundering.hint ?? 'declare RLS for the view, or definer_rows: true' });
   const cycle = errors.find((e) => e.code === 'CONFIG_DERIVED_CYCLE');
   if (cycle) throw new ShoalError('DERIVED_CYCLE', formatIssue(cycle), { hint: cycle.hint ?? 'a view_sql must not read its own table' });
   if (errors.length > 0) {
@@ -117,12 +121,16 @@ export function adminPlugin(target: AdminTarget) {
 
     app.post('/admin/tables', async (req) => {
       const catalog = await authorize(req);
-      const raw = parseBody(tableSchema, req.body, 'table');
+      const { rls_rules: rulesBody, ...tableBody } = (req.body ?? {}) as { rls_rules?: unknown };
+      const raw = parseBody(tableSchema, tableBody, 'table');
       const table = makeTable({ ...raw, columns: (raw.columns ?? []).map((c) => makeColumn(c)) });
+      const rules: RlsRuleConfig[] = parseBody(tableRulesSchema, rulesBody ?? [], 'table rls_rules').map((r) => ({ table_id: table.alias ?? table.table, role_id: r.role_id, filter: r.filter }));
       const others = catalog.tables.filter((t) => !(t.domain_id === table.domain_id && (t.alias ?? t.table) === (table.alias ?? table.table)));
       await policy.checkTable(table, catalog);
-      checkWith({ ...catalog, tables: [...others, table] });
-      return done(await target.registry.registerTable(table), [table]);
+      const keyOf = (r: RlsRuleConfig) => `${r.table_id ?? ''}\u0000${r.domain_id ?? ''}\u0000${r.role_id}`;
+      const replaced = new Set(rules.map(keyOf));
+      checkWith({ ...catalog, tables: [...others, table], rls_rules: [...catalog.rls_rules.filter((r) => !replaced.has(keyOf(r))), ...rules] });
+      return done(await target.registry.registerTable(table, rules), [table]);
     });
     app.delete('/admin/tables/:ref', async (req: FastifyRequest<{ Params: { ref: string } }>) => {
       const catalog = await authorize(req);
