@@ -159,7 +159,10 @@ export class ShoalInstance implements QueryService {
       if (options.importConfig ?? true) await registry.importConfig(withAbsolutePaths(options.config, options.baseDir));
       engine = await DuckDbEngine.create({ env: options.env ?? process.env });
       instance = new ShoalInstance(registry, engine, options);
-      if (options.resultCache !== false) instance.results = await ResultCache.open(options.config.stateful.cache, { ...options.resultCache, metrics: instance.metrics });
+      // both cache tiers are namespaced by the registry's deployment id: fleets sharing one Redis stay apart
+      if (options.resultCache !== false) {
+        instance.results = await ResultCache.open(options.config.stateful.cache, { deployment: registry.deploymentId, ...options.resultCache, metrics: instance.metrics });
+      }
       instance.hot = await instance.openHot();
       await instance.openMvs(url);
       await instance.rebuild();
@@ -209,7 +212,8 @@ export class ShoalInstance implements QueryService {
     let backend = o?.backend;
     if (!backend) {
       if (redisUrl) {
-        const redis = new RedisHotBackend(redisUrl, { onError: () => undefined }); // an outage means "serve live", not a log line per retry
+        // an outage means "serve live", not a log line per retry
+        const redis = new RedisHotBackend(redisUrl, { onError: () => undefined, namespace: this.registry.deploymentId });
         await redis.ready();
         backend = redis;
       } else backend = new MemoryHotBackend(o?.clock);

@@ -48,6 +48,8 @@ export interface Registry {
   readonly dialect: 'sqlite' | 'postgres';
   /** The URL with any password redacted. */
   readonly url: string;
+  /** This deployment's identity, minted when the registry was first opened and stored in it (./deployment-id.ts). */
+  readonly deploymentId: string;
 
   epoch(): Promise<number>;
   snapshot(): Promise<RegistrySnapshot>;

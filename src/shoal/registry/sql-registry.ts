@@ -44,6 +44,7 @@ export class SqlRegistry implements Registry {
   constructor(
     private readonly client: SqlClient,
     readonly url: string,
+    readonly deploymentId: string,
   ) {
     this.dialect = client.dialect;
     if (canListen(client)) {
