@@ -67,6 +67,22 @@ export function registryContract(label: string, harness: RegistryHarness): void 
       expect(catalogKey(s.catalog)).toBe(catalogKey(makeCatalog({})));
     });
 
+    it('mints a deployment id at first open and keeps it; a registry that predates it gets one on its next open', async () => {
+      const h = await fresh();
+      const a = await h.open();
+      expect(a.deploymentId).toMatch(/^[0-9a-f-]{36}$/);
+      const b = await h.open();
+      expect(b.deploymentId).toBe(a.deploymentId);
+      expect((await (await fresh()).open()).deploymentId).not.toBe(a.deploymentId);
+      // an existing registry of the layout before deployment ids: the row (and its table) absent
+      const raw = await h.raw();
+      await raw.exec('DROP TABLE registry_deployment');
+      const c = await h.open();
+      expect(c.deploymentId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(c.deploymentId).not.toBe(a.deploymentId);
+      expect((await h.open()).deploymentId).toBe(c.deploymentId);
+    });
+
     it('imports the §7 example and reads the same catalog back; a second import changes nothing', async () => {
       const r = await (await fresh()).open();
       const catalog = fleetCatalog();
