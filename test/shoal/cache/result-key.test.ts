@@ -25,6 +25,7 @@ tables:
   - source_id: __derived__
     domain_id: sales
     table: recent
+    definer_rows: true
     view_sql: 'SELECT id FROM "a"."default"."orders" WHERE at > now() - INTERVAL 1 DAY'
     columns: [{name: id, data_type: integer}]
 roles:
