@@ -46,9 +46,10 @@ function checkWith(catalog: CatalogModel): void {
   const { errors } = checkCatalog(catalog);
   const rejected = errors.find((e) => e.code === 'CONFIG_MV_REJECTED');
   if (rejected) throw new ShoalError('MV_REJECTED', formatIssue(rejected), { hint: rejected.hint ?? "use mv_consistency: shared" });
-  // A cycle is a property of the definition itself, not of what is registered yet: 422 with the check's own hint.
+  // a view that would launder rows is refused for what it is (422), naming the base tables and roles
   const laundering = errors.find((e) => e.code === 'CONFIG_VIEW_LAUNDERS_ROWS');
   if (laundering) throw new ShoalError('VIEW_LAUNDERS_ROWS', formatIssue(laundering), { hint: laundering.hint ?? 'declare RLS for the view, or definer_rows: true' });
+  // A cycle is a property of the definition itself, not of what is registered yet: 422 with the check's own hint.
   const cycle = errors.find((e) => e.code === 'CONFIG_DERIVED_CYCLE');
   if (cycle) throw new ShoalError('DERIVED_CYCLE', formatIssue(cycle), { hint: cycle.hint ?? 'a view_sql must not read its own table' });
   if (errors.length > 0) {
