@@ -14,7 +14,8 @@
  * - literal characters, `\` + ASCII punctuation, bracket classes of characters and ranges
  *   (`[a-z0-9._\-]`, `[^@]`), compared by code point and case-sensitively;
  * - greedy quantifiers `* + ? {n} {n,} {n,m}` (n, m ≤ 255) on a single-character atom;
- * - up to 9 capture groups, not nested and not quantified.
+ * - up to 9 capture groups, not nested and not quantified;
+ * - the pattern does not match the empty string (an empty value is masked entirely).
  *
  * Everything else is refused at config load with the key path: alternation, lazy or possessive
  * quantifiers, class shorthands, word boundaries, back-references, lookaround, inline flags,
@@ -182,6 +183,9 @@ export function parseMaskPattern(pattern: string): MaskRegexParse {
     if ('ok' in q) return q;
     items.push({ kind: 'atom', q });
   }
+  // MariaDB's REGEXP_REPLACE leaves an empty value untouched even when the pattern matches it
+  const matchesEmpty = items.every((it) => (it.kind === 'atom' ? it.q.min === 0 : it.items.every((q) => q.min === 0)));
+  if (matchesEmpty) return fail('the pattern matches the empty string', 'require at least one character (e.g. .+); an empty value is then masked entirely');
   return { ok: true, regex: { items, groups } };
 }
 

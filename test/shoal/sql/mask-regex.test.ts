@@ -14,7 +14,7 @@ const refused = (p: string) => {
 
 describe('the certified mask regex subset', () => {
   it('accepts whole-value patterns of literals, ., classes, greedy quantifiers and flat groups', () => {
-    for (const p of ['^(.{2}).*(@.*)$', '^(.{3}).*$', '^[^@]+(@.*)$', '^([a-z0-9._\\-]+)@([a-z.]+)$', '^.$', '^$', '^é€😀 x{2,5}y{3,}z?$', '^\\.\\$\\^\\(\\)\\[\\]\\\\$']) ok(p);
+    for (const p of ['^(.{2}).*(@.*)$', '^(.{3}).*$', '^[^@]+(@.*)$', '^([a-z0-9._\\-]+)@([a-z.]+)$', '^.$', '^é€😀 x{2,5}y{3,}z?$', '^\\.\\$\\^\\(\\)\\[\\]\\\\$']) ok(p);
     expect(ok('^(.{2}).*(@.*)$').groups).toBe(2);
   });
 
@@ -38,6 +38,8 @@ describe('the certified mask regex subset', () => {
     expect(refused('^a{300}$')).toMatch(/outside/);
     expect(refused('^a\nb$')).toMatch(/control/);
     expect(refused('^a^b$')).toMatch(/only at the very start/);
+    expect(refused('^$')).toMatch(/empty string/);
+    expect(refused('^(a*)b?$')).toMatch(/empty string/);
   });
 
   it('renders anchors per target and . as any character, newline included', () => {
