@@ -123,7 +123,7 @@ describe('hot tables through a real instance (in-process cache)', () => {
       expect(Number(r[3])).toBeGreaterThanOrEqual(100);
     }
     const hidden = await answer(hot, 'SELECT c.ssn FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id', VIEWERS[1]!);
-    expect(hidden).toEqual({ ok: false, code: 'SQL_COLUMN_NOT_VISIBLE' });
+    expect(hidden).toEqual({ ok: false, code: 'SQL_UNKNOWN_COLUMN' });
   });
 
   it('no caller SQL reaches the cached relation: by its name, or by a CTE named like it or like the table', async () => {
