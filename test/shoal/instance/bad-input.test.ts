@@ -125,6 +125,10 @@ roles:
     const hiddenWhere = await shape('WITH t AS (SELECT id FROM sales.orders WHERE secret = 1) SELECT * FROM t', 'secret');
     const missingWhere = await shape('WITH t AS (SELECT id FROM sales.orders WHERE colour = 1) SELECT * FROM t', 'colour');
     expect(hiddenWhere).toEqual(missingWhere);
+    // through a derived table the engine reports it: still the same error
+    const viaDerived = await shape('SELECT t.secret FROM (SELECT * FROM sales.orders) t', 'secret');
+    expect(viaDerived).toEqual(await shape('SELECT t.colour FROM (SELECT * FROM sales.orders) t', 'colour'));
+    expect(viaDerived.status).toBeGreaterThanOrEqual(400);
   });
 
   it('"did you mean" suggests only what the role may see', async () => {
