@@ -12,6 +12,10 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { isCodedError } from '../../core/errors.js';
+import { createAuthenticator } from '../auth/authenticator.js';
+import type { EdgeAuth } from '../auth/edge-auth.js';
+import { DEFAULT_AUTH } from '../config/auth-config.js';
+import { openIdentityStore, type IdentityStore } from '../registry/identity-store.js';
 import { openSqlClient } from '../../core/sql/open-sql-client.js';
 import type { SqlClient } from '../../core/sql/sql-client.js';
 import { ResultCache, type ResultCacheOptions } from '../cache/result-cache.js';
@@ -124,6 +128,9 @@ export class ShoalInstance implements QueryService {
   results: ResultCache | undefined;
   /** The hot-table cache (src/shoal/cache/hot-cache.ts); undefined when turned off. */
   hot: HotCache | undefined;
+  /** How the HTTP edge authenticates callers (the config's `auth:`, users and tokens of the registry). */
+  auth: EdgeAuth | undefined;
+  private identities: IdentityStore | undefined;
 
   private constructor(
     readonly registry: Registry,
@@ -143,6 +150,15 @@ export class ShoalInstance implements QueryService {
       if (options.importConfig ?? true) await registry.importConfig(withAbsolutePaths(options.config, options.baseDir));
       engine = await DuckDbEngine.create({ env: options.env ?? process.env });
       instance = new ShoalInstance(registry, engine, options);
+      instance.identities = await openIdentityStore(url, { baseDir: options.baseDir });
+      const authConfig = options.config.auth ?? DEFAULT_AUTH;
+      const self = instance;
+      instance.auth = {
+        authenticator: createAuthenticator({ auth: authConfig, store: instance.identities, baseDir: options.baseDir }),
+        config: authConfig,
+        store: instance.identities,
+        roles: async () => self.state?.model.roles ?? [],
+      };
       if (options.resultCache !== false) instance.results = await ResultCache.open(options.config.stateful.cache, { ...options.resultCache, metrics: instance.metrics });
       instance.hot = await instance.openHot();
       await instance.openMvs(url);
@@ -159,6 +175,7 @@ export class ShoalInstance implements QueryService {
       await instance?.results?.close().catch(() => undefined);
       await instance?.hot?.close().catch(() => undefined);
       await instance?.mvDb?.close().catch(() => undefined);
+      await instance?.identities?.close().catch(() => undefined);
       await engine?.close().catch(() => undefined);
       await registry.close().catch(() => undefined);
       throw e;
@@ -341,7 +358,8 @@ export class ShoalInstance implements QueryService {
       });
     }
     // result cache fast path: a repeat of a cacheable request is answered before planning
-    const remembered = await this.results?.lookupRequest({ epoch: state.epoch, role: req.role, sql: req.sql, vars: req.vars });
+    // (not for a domain-scoped request: its answer depends on the tables, known only once planned)
+    const remembered = req.domains ? undefined : await this.results?.lookupRequest({ epoch: state.epoch, role: req.role, sql: req.sql, vars: req.vars });
     if (remembered) return remembered;
     // hot tables: bound (engine route only) to the cached rows; the governed subquery wraps them as it wraps the live relation
     const hot = new Map<string, { relation: string; body: string }>();
@@ -351,6 +369,7 @@ export class ShoalInstance implements QueryService {
       return b?.relation;
     };
     const planned = planQuery({ sql: req.sql, role: req.role, vars: req.vars }, state.governance, this.hot ? { hotRelation } : {});
+    if (req.domains) refuseOutsideDomains(planned.tables, req.domains);
     const inlined = planned.hot ?? [];
     if (planned.route.kind === 'engine') this.hot?.account(planned.tables, new Set(inlined));
     // MVs the query reads are bound to their published snapshot, or to live view_sql (x-shoal-mv says which)
@@ -413,7 +432,21 @@ export class ShoalInstance implements QueryService {
     await this.pool.closeAll().catch(() => undefined);
     await this.registry.close().catch(() => undefined);
     await this.mvDb?.close().catch(() => undefined);
+    await this.identities?.close().catch(() => undefined);
     if (this.mvLocalDir) await rm(this.mvLocalDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** A `role_id:domain_id` assignment limits the role to those domains: every table read must be in one. */
+function refuseOutsideDomains(tables: readonly string[], domains: readonly string[]): void {
+  const allowed = new Set(domains.map((d) => d.toLowerCase()));
+  for (const key of tables) {
+    const domain = key.slice(0, key.indexOf('.')).toLowerCase();
+    if (!allowed.has(domain)) {
+      throw new ShoalError('SQL_TABLE_NOT_VISIBLE', `table "${key}" is not available to this identity (its role is assigned on ${[...domains].sort().join(', ')} only)`, {
+        hint: 'query tables of the domains your role is assigned on',
+      });
+    }
   }
 }
 
