@@ -27,7 +27,7 @@ export interface AuthCheck {
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 /** `roleIds`: the roles the config declares (a mapping to any other role is a warning: it may be registered later). */
-export function checkAuth(raw: RawAuth | undefined, roleIds: readonly string[]): AuthCheck {
+export function checkAuth(raw: Partial<RawAuth> | undefined, roleIds: readonly string[]): AuthCheck {
   if (raw === undefined) return { auth: DEFAULT_AUTH, errors: [], warnings: [] };
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
