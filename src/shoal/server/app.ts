@@ -59,7 +59,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       const h = req.headers.authorization;
       req.principal = await auth.authenticator.authenticate(Array.isArray(h) ? h[0] : h);
     } catch (e) {
-      if (isCodedError(e) && httpStatusFor(e) === 401) for (const c of auth.authenticator.challenges) void reply.header('www-authenticate', c);
+      // one header line per scheme (RFC 9110 allows either form; separate lines parse unambiguously)
+      if (isCodedError(e) && httpStatusFor(e) === 401) void reply.header('www-authenticate', [...auth.authenticator.challenges]);
       throw e;
     }
   });
