@@ -33,8 +33,9 @@ export class LocalIssuer {
   ) {}
 
   static async start(): Promise<LocalIssuer> {
-    let self: LocalIssuer | undefined;
+    const box: { self?: LocalIssuer } = {};
     const server = createServer((req, res) => {
+      const self = box.self;
       if (req.url !== '/jwks') {
         res.writeHead(404).end();
         return;
@@ -44,8 +45,8 @@ export class LocalIssuer {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
-    self = new LocalIssuer(server, `http://127.0.0.1:${port}/jwks`);
-    return self;
+    box.self = new LocalIssuer(server, `http://127.0.0.1:${port}/jwks`);
+    return box.self;
   }
 
   /** Replace the published key set. */
