@@ -70,7 +70,7 @@ const TABLE = {
   'remote/failed': { http: 503, exit: 1 },
   'roles/malformed': { http: 422, exit: 1 },
   'schema/invalid': { http: 422, exit: 1 },
-  'server/bad-host': { http: 400, exit: 1 },
+  'server/bad-host': { http: 421, exit: 1 },
   'server/bad-option': { http: 400, exit: 2 },
   'server/bad-request': { http: 400, exit: 1 },
   'server/internal': { http: 500, exit: 1 },

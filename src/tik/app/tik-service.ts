@@ -111,6 +111,13 @@ export interface NextValue {
   readonly skipped: readonly SkippedTicket[];
 }
 
+const earlier = new WeakMap<Error, readonly string[]>();
+
+/** The warnings an operation had collected before it failed with `e` (printed before the error). */
+export function warningsBefore(e: unknown): readonly string[] {
+  return e instanceof Error ? (earlier.get(e) ?? []) : [];
+}
+
 /** The instant a read derives at: `at` if given, else the clock's now. */
 const nowOr = (clock: WriterClock, at: Instant | undefined): Instant => at ?? clock.now();
 
@@ -136,8 +143,13 @@ export class TikService {
 
   private async run<T>(f: (sink: WarningSink) => Promise<T>): Promise<Outcome<T>> {
     const warnings: string[] = [];
-    const value = await f({ warn: (t) => warnings.push(t) });
-    return { value, warnings };
+    try {
+      const value = await f({ warn: (t) => warnings.push(t) });
+      return { value, warnings };
+    } catch (e) {
+      if (warnings.length > 0 && e instanceof Error) earlier.set(e, warnings);
+      throw e;
+    }
   }
 
   private writer(actor: string) {

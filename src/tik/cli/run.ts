@@ -4,6 +4,7 @@ import type { CliIo } from './io.js';
 import { CliContext } from './context.js';
 import { buildTikProgram } from './program.js';
 import { closeRunStores } from './store-access.js';
+import { warningsBefore } from '../app/tik-service.js';
 
 /** Exit codes of the `tik` command. */
 export const EXIT = Object.freeze({ ok: 0, failure: 1, usage: 2 });
@@ -28,6 +29,7 @@ export async function runTik(argv: readonly string[], io: CliIo): Promise<number
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.ok;
       return EXIT.usage;
     }
+    for (const w of warningsBefore(e)) io.err(`tik: ${w}\n`);
     if (isCodedError(e)) {
       io.err(`tik: ${e.describe()}\n`);
       return USAGE_CODES.has(e.code) ? EXIT.usage : EXIT.failure;

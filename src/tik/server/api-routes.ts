@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseInstantText } from '../app/instant-arg.js';
-import type { Outcome, TikService } from '../app/tik-service.js';
+import { warningsBefore, type Outcome, type TikService } from '../app/tik-service.js';
 import type { Instant } from '../edn/value.js';
 import { TikError } from '../errors.js';
 import { FORWARDED_HEADER } from '../shard/shard-directory.js';
@@ -69,6 +69,8 @@ export function apiRoutes(o: ApiOptions) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     const fail = (res: FastifyReply, e: unknown): FastifyReply => {
       const r = errorReply(e, o.hidden);
+      const before = warningsBefore(e);
+      if (before.length > 0) res.header('tik-warnings', JSON.stringify(before).replace(/[^\x20-\x7e]/g, '?'));
       if (r.status === 500) app.log.error(e);
       return res.code(r.status).send(r.body);
     };
