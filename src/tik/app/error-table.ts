@@ -131,7 +131,7 @@ const TABLE = {
   'test/malformed': { http: 422, exit: 1 },
   'test/no-process': { http: 422, exit: 1 },
   'ticket/ambiguous': { http: 409, exit: 1 },
-  'ticket/bad-prefix': { http: 400, exit: 2 },
+  'ticket/bad-prefix': { http: 400, exit: 1 },
   'ticket/empty': { http: 422, exit: 1 },
   'ticket/missing-parents': { http: 422, exit: 1 },
   'ticket/unknown': { http: 404, exit: 1 },

@@ -5,7 +5,7 @@ import { TikError } from '../errors.js';
 import { currentStages, explain, factStatus, inbox, isSettled, lint, mintEvent, parseProcess, reduce, type ExplainResult, type InboxResult, type ProcessDef } from '../kernel/index.js';
 import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
-import { sha256Id } from '../store/store-names.js';
+import { ACTOR_NAME, sha256Id } from '../store/store-names.js';
 import { signEvent } from '../verify/index.js';
 import { appendChain, body, type Intent, type Signer } from './append-chain.js';
 import { holdBackDependents } from './depends-on.js';
@@ -456,9 +456,9 @@ export class TikService {
   }
 }
 
-/** An actor an event may name: non-empty, no wildcard or pattern characters (`*`, `?`, `!`, `,`), no whitespace. */
+/** An actor an event may name: one name as the `actors` register takes it, never a pattern (`*`, `?`, `!`). */
 export function checkActor(actor: string): void {
-  if (typeof actor !== 'string' || actor === '' || actor.length > 256 || /[\s*?!,"']/.test(actor) || actor.startsWith('#') || actor.startsWith('@')) {
+  if (typeof actor !== 'string' || actor.length > 256 || !ACTOR_NAME.test(actor)) {
     throw new TikError('cli/usage', `actor ${JSON.stringify(actor)} is not a usable identity`, {
       where: '--actor',
       hint: 'an actor is one name: no spaces, quotes, commas or wildcard characters (* ? !)',

@@ -33,7 +33,7 @@ export type Authorship =
 export type Caller = { readonly kind: 'anonymous' } | { readonly kind: 'token'; readonly grant: TokenGrant };
 
 const HEX64 = /^[0-9a-f]{64}$/;
-const NAME = /^[^\s,"'*?!#@][^\s,"'*?!]{0,255}$/;
+const NAME = /^[^\s,"#*?!][^\s,"*?!]{0,255}$/;
 
 const TOKENS_FILE = z
   .object({
