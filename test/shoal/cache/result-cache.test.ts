@@ -42,7 +42,7 @@ tables:
     columns:
       - {name: id, data_type: integer}
       - {name: name, data_type: varchar}
-      - {name: email, data_type: varchar, mask_type: regex, mask_pattern: "^[^@]+", mask_replace: "***", unmasked_to: [admin]}
+      - {name: email, data_type: varchar, mask_type: regex, mask_pattern: "^[^@]+(@.*)$", mask_replace: "***$1", unmasked_to: [admin]}
       - {name: region, data_type: varchar}
       - {name: ssn, data_type: varchar, visible_to: [admin]}
   - source_id: __derived__
