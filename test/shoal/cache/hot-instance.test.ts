@@ -65,7 +65,7 @@ describe('hot tables through a real instance (in-process cache)', () => {
   beforeAll(async () => {
     writeDb(join(dir, 'dim.db'), table('customers'));
     writeDb(join(dir, 'shop.db'), table('payments'));
-    const yaml = hotSalesYaml({ src: '{id: src, type: sqlite, path: shop.db}', dim: '{id: dim, type: sqlite, path: dim.db}', extra: 'hot_tables: {refresh_interval: 60}\ncache: {enabled: false}\n' });
+    const yaml = hotSalesYaml({ src: '{id: src, type: sqlite, path: shop.db}', dim: '{id: dim, type: sqlite, path: dim.db}', extra: 'hot_tables: {refresh_interval: 60}\ncache: {enabled: false}\nauth: {provider: none}\n' });
     const { config } = loadConfig(yaml);
     hot = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, metrics, hot: { clock: () => now, timer } });
     live = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, importConfig: false, hot: false });

@@ -27,6 +27,7 @@ describe('bad input through a real instance', () => {
     // A PostgreSQL source on a port nobody listens on: a source that is down.
     const deadPort = await freePort();
     writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db"}
+auth: {provider: none}
 domains: [{id: sales}, {id: hr}]
 sources:
   - {id: shop, type: sqlite, path: shop.db}
@@ -190,6 +191,7 @@ describe('PostgreSQL semantics on the engine route', () => {
     try {
       writeFileSync(join(dir, 'n.csv'), 'a,b\n7,2\n-7,2\n');
       const { config } = loadConfig({ text: `control_plane: {tenant_url: "sqlite:///r.db"}
+auth: {provider: none}
 domains: [{id: d}]
 sources: [{id: f, type: csv, path: n.csv}]
 tables: [{source_id: f, domain_id: d, table: n, columns: [{name: a, data_type: integer}, {name: b, data_type: integer}]}]
