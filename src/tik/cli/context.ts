@@ -9,6 +9,8 @@ import { discoverStoreRoot } from './store-access.js';
 export interface GlobalOptions {
   readonly root?: string;
   readonly actor?: string;
+  /** `--remote URL`: mint here, push to that replica (see remote-store.ts). */
+  readonly remote?: string;
 }
 
 /**

@@ -8,6 +8,7 @@ import { isPostgresUrl } from '../store/postgres/postgres-store.js';
 import type { EventStore } from '../store/store.js';
 import { signEvent } from '../verify/index.js';
 import type { CliContext } from './context.js';
+import { openRemoteStore } from './remote-store.js';
 
 /**
  * The CLI's one door to the store: opening it, loading a ticket for a verb (events parsed, the
@@ -39,6 +40,16 @@ export function trackStore<S extends EventStore>(ctx: CliContext, store: S): S {
 
 /** Open the store at the run's root (file, SQLite or PostgreSQL: see store/open-store.ts). */
 export async function openStore(ctx: CliContext): Promise<EventStore> {
+  const remote = ctx.globals().remote;
+  if (remote !== undefined && remote !== '') {
+    let local: string | undefined;
+    try {
+      local = storeTarget(ctx);
+    } catch {
+      local = undefined;
+    }
+    return openRemoteStore(ctx, remote, local);
+  }
   return trackStore(ctx, await openStoreAt(storeTarget(ctx)));
 }
 

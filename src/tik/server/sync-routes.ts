@@ -7,7 +7,8 @@ import { SYNC_PATHS } from '../sync/http-transport.js';
 import { SyncResponder } from '../sync/responder.js';
 import type { ReconcileOptions } from '../sync/reconciler.js';
 import { outcomeOf } from '../app/error-table.js';
-import { checkSignedBundle } from './signed-admission.js';
+import { encodeBundle } from '../sync/bundle.js';
+import { admitSigned } from './signed-admission.js';
 
 /** Who may sync: `authorize` throws a coded error to refuse; `admitSigned` judges pushed events by their signatures. */
 export interface SyncGuard {
@@ -51,8 +52,11 @@ export function syncRoutes(store: EventStore, options: ReconcileOptions = {}, gu
         res,
         async () => {
           if (store instanceof ShardStore) store.admitBundle(decodeBundle(bodyOf(req.body)));
-          if (guard.admitSigned) await checkSignedBundle(store, decodeBundle(bodyOf(req.body)));
-          return responder.push(bodyOf(req.body));
+          if (!guard.admitSigned) return responder.push(bodyOf(req.body));
+          // Judge each event by its signature; push on only what is admitted, and say what was not.
+          const { bundle, refused } = await admitSigned(store, decodeBundle(bodyOf(req.body)));
+          const summary = await responder.push(refused.length === 0 ? bodyOf(req.body) : encodeBundle(bundle));
+          return refused.length === 0 ? summary : { ...summary, refused };
         },
         req,
       ),

@@ -44,6 +44,8 @@ export interface TikServerOptions {
   readonly clock?: () => number;
   /** Peer base URLs for anti-entropy. */
   readonly peers?: readonly string[];
+  /** The bearer token anti-entropy sends to its peers (`TIK_PEER_TOKEN`). */
+  readonly peerToken?: string;
   /** Seconds between anti-entropy rounds. Default 10. */
   readonly intervalSeconds?: number;
   /** pino logging to stderr (default off; `tik serve` turns it on). */
@@ -117,7 +119,7 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   await app.register(boardPage(gateway ? () => gateway.lsAllRows() : serviceBoardRows(service), authorship, hidden));
   app.get('/health', async () => ({ status: 'ok', store: options.store.kind, peers: options.peers ?? [], shard: shardText(shard), shardPeers: options.shardPeers ?? [] }));
   const log = { info: (o: object, m: string) => app.log.info(o, m), warn: (o: object, m: string) => app.log.warn(o, m) };
-  const headers: Record<string, string> = sharded ? { [SHARD_HEADER]: shardText(shard) } : {};
+  const headers: Record<string, string> = { ...(sharded ? { [SHARD_HEADER]: shardText(shard) } : {}), ...(options.peerToken ? { authorization: `Bearer ${options.peerToken}` } : {}) };
   const antiEntropy = new AntiEntropy(store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log, (url) => httpTransport(url, { headers }));
   const effects = options.effects ? await openEffects(options.effects, { store, now: options.effects.now, cwd: options.cwd ?? options.root, log }) : undefined;
   if (effects) await app.register(effects.routes);

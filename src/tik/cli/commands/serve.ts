@@ -80,7 +80,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       // The replica's own key signs only events that name the replica's own actor (its recurrences).
       const key = envSigningKey(ctx);
       const self = { actor: recurActor, ...(key ? { key } : {}) };
-      const server = await buildTikServer({ root, cwd: ctx.io.cwd, store, env: ctx.io.env, authorship, self, ...(opts.allowHost.length > 0 ? { allowedHosts: opts.allowHost } : {}), peers: opts.peer, intervalSeconds: interval, logger: true, ...(effects ? { effects } : {}), ...(shard ? { shard } : {}), shardPeers: opts.shardPeer, recur: { recurrences, intervalSeconds: recurInterval } });
+      const server = await buildTikServer({ root, cwd: ctx.io.cwd, store, env: ctx.io.env, authorship, self, ...(ctx.io.env.TIK_PEER_TOKEN ? { peerToken: ctx.io.env.TIK_PEER_TOKEN } : {}), ...(opts.allowHost.length > 0 ? { allowedHosts: opts.allowHost } : {}), peers: opts.peer, intervalSeconds: interval, logger: true, ...(effects ? { effects } : {}), ...(shard ? { shard } : {}), shardPeers: opts.shardPeer, recur: { recurrences, intervalSeconds: recurInterval } });
       const address = await server.app.listen({ port, host: opts.host });
       ctx.warn(`serving ${store.location} on ${address}${shard ? ` as shard ${shardText(shard)}` : ''} (peers: ${opts.peer.length === 0 ? 'none' : opts.peer.join(' ')}; writes: ${authorship.mode})`);
       server.antiEntropy.start();
