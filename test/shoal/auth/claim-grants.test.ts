@@ -1,19 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { claimAt, grantsFromClaims, parseAssignment } from '../../../src/shoal/auth/claim-grants.js';
-import { checkAuth } from '../../../src/shoal/config/auth-checks.js';
+import { checkConfigText } from '../../../src/shoal/config/load-config.js';
 
-const auth = checkAuth(
-  {
-    role_mapping: [
-      { claim: 'groups', contains: 'data-admins', provisa_role: 'admin' },
-      { claim: 'custom.dept', value: 'finance', provisa_role: 'analyst' },
-    ],
-    default_role: 'guest',
-    default_assignments: [{ role_id: 'viewer', domain_id: 'public' }],
-    session_vars: [{ name: 'provisa.user_region', claim: 'region' }],
-  },
-  [],
-).auth;
+const auth = checkConfigText(`auth:
+  role_mapping:
+    - {claim: groups, contains: data-admins, provisa_role: admin}
+    - {claim: custom.dept, value: finance, provisa_role: analyst}
+  default_role: guest
+  default_assignments: [{role_id: viewer, domain_id: public}]
+  session_vars: [{name: provisa.user_region, claim: region}]
+`, {}).config!.auth!;
 
 describe('grants from verified claims', () => {
   it("parses upstream's role_id:domain_id on the first colon; a bare role is every domain", () => {

@@ -2,11 +2,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/shoal/auth/principal.js';
 import { sessionValues } from '../../../src/shoal/auth/session-values.js';
-import { checkAuth } from '../../../src/shoal/config/auth-checks.js';
+import { checkConfigText } from '../../../src/shoal/config/load-config.js';
 import { canonicalVarName } from '../../../src/shoal/config/auth-config.js';
-import { ShoalError } from '../../../src/shoal/errors.js';
+import type { ShoalError } from '../../../src/shoal/errors.js';
 
-const auth = checkAuth({ session_vars: [{ name: 'provisa.day', client_settable: true }, { name: 'provisa.tier', role_values: { partner: 'external' } }, { name: 'provisa.note', client_settable: true, role_values: { partner: 'p' } }] }, ['partner']).auth;
+const auth = checkConfigText(`auth:
+  session_vars:
+    - {name: provisa.day, client_settable: true}
+    - {name: provisa.tier, role_values: {partner: external}}
+    - {name: provisa.note, client_settable: true, role_values: {partner: p}}
+`, {}).config!.auth!;
 const user = (vars: Record<string, string>): Principal => ({ id: 'user:u', kind: 'basic', roles: ['partner'], vars });
 
 /** Spellings `current_setting` treats as the same variable. */
