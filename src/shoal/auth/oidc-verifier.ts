@@ -2,10 +2,10 @@
  * Verify a JWT bearer against the configured issuer (jose): signature by a key of the issuer's
  * JWKS, one of the allowed asymmetric algorithms, `iss`, `aud`, and `exp` (required) / `nbf` with
  * the configured clock skew. Key rotation is honoured both ways: a JWKS URL is re-fetched on an
- * unknown key id and when its cache ages out (`jwks_cache_seconds`); a JWKS file is re-read when it
- * changes and on an unknown key id. A key the issuer removed stops verifying once it is re-read.
+ * unknown key id and when its cache ages out (`jwks_cache_seconds`); a JWKS file is read at every
+ * verification (it is small) and its key set rebuilt when it changed. A key the issuer removed stops verifying once it is re-read.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { OidcConfig } from '../config/auth-config.js';
@@ -50,44 +50,27 @@ function remoteKeys(config: OidcConfig): JWTVerifyGetKey {
 }
 
 function fileKeys(path: string): JWTVerifyGetKey {
-  let stamp = '';
+  let text = '';
   let local: ReturnType<typeof createLocalJWKSet> | undefined;
-  const load = (): void => {
-    let text: string;
+  // a key file is a few KB: read it for every verification and rebuild the set only when it
+  // differs, so a withdrawn key stops verifying with the next request (no stat-resolution race)
+  const current = (): ReturnType<typeof createLocalJWKSet> => {
+    let now: string;
     try {
-      text = readFileSync(path, 'utf8');
+      now = readFileSync(path, 'utf8');
     } catch (e) {
       throw new ShoalError('AUTH_UNAVAILABLE', `cannot read the JWKS file ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { where: 'auth.oidc.jwks_file', hint: 'check that the file exists and is readable by shoal' });
     }
+    if (local && now === text) return local;
     try {
-      local = createLocalJWKSet(JSON.parse(text) as JSONWebKeySet);
+      local = createLocalJWKSet(JSON.parse(now) as JSONWebKeySet);
     } catch {
       throw new ShoalError('AUTH_UNAVAILABLE', `the JWKS file ${path} is not a JSON Web Key Set`, { where: 'auth.oidc.jwks_file', hint: 'write {"keys": [...]} as the issuer publishes it' });
     }
+    text = now;
+    return local;
   };
-  const current = (): string => {
-    try {
-      const s = statSync(path);
-      return `${s.mtimeMs}:${s.size}:${s.ino}`;
-    } catch {
-      return 'missing';
-    }
-  };
-  return async (header, token) => {
-    const now = current();
-    if (!local || now !== stamp) {
-      load();
-      stamp = now;
-    }
-    try {
-      return await local!(header, token);
-    } catch (e) {
-      if (!(e instanceof joseErrors.JWKSNoMatchingKey)) throw e;
-      load(); // an edit within the stat's resolution: read it once more before refusing
-      stamp = current();
-      return local!(header, token);
-    }
-  };
+  return async (header, token) => current()(header, token);
 }
 
 function invalid(message: string): ShoalError {

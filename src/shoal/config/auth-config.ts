@@ -26,7 +26,7 @@ export interface OidcConfig {
   readonly audience: readonly string[];
   /** JWKS over HTTP(S): re-fetched on an unknown `kid` and when the cache ages out (key rotation). */
   readonly jwks_url?: string;
-  /** JWKS in a local file: re-read when it changes and on an unknown `kid`. */
+  /** JWKS in a local file: read at every verification, so a change (rotation) applies at once. */
   readonly jwks_file?: string;
   readonly algorithms: readonly JwtAlgorithm[];
   /** Tolerance for `exp` / `nbf` (seconds). */
