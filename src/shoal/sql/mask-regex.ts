@@ -240,14 +240,14 @@ function renderQuantified(q: MaskQuantified): string {
 /**
  * The pattern text for one target: anchored at the start and end of the whole value (`\A`, and
  * PostgreSQL's `\Z` / the others' `\z`, which never match before a final newline), case-sensitive
- * and free of the server's default flags on MariaDB (`(?-imsx)`, whatever the collation says).
+ * and free of the server's default flags on MariaDB (`(?-imsxU)`, whatever the collation says).
  */
 export function renderMaskPattern(regex: MaskRegex, flavour: MaskRegexFlavour): string {
   const body = regex.items.map((it) => (it.kind === 'atom' ? renderQuantified(it.q) : `(${it.items.map(renderQuantified).join('')})`)).join('');
   switch (flavour) {
     case 'postgres': return `\\A${body}\\Z`;
     case 'duckdb': return `\\A${body}\\z`;
-    case 'mariadb': return `(?-imsx)\\A${body}\\z`;
+    case 'mariadb': return `(?-imsxU)\\A${body}\\z`;
   }
 }
 
