@@ -57,3 +57,27 @@ describe('one loader: a single-ticket read and a listing judge a ticket by the s
     await expect(svc.create({ actor: '*', process: 'support-request' })).rejects.toMatchObject({ code: 'cli/usage' });
   });
 });
+
+describe('reads touch one ticket', () => {
+  it('a full ticket id is read without listing the store; a prefix still resolves', async () => {
+    const dir = await supportStore();
+    dirs.push(dir);
+    const ticket = (await tik(dir, ['new', 'support-request'])).stdout.trim();
+    const store = await openFileStore(dir);
+    let listings = 0;
+    const counted = new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop === 'ticketIds') return async () => (listings++, target.ticketIds());
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const svc = new TikService({ store: counted, clock: WriterClock.fromEnv({ TIK_NOW: T0 }, () => 0), mintId: () => 'unused' });
+    expect((await svc.status(ticket.toUpperCase())).value.json.ticket).toBe(ticket);
+    await svc.assert({ actor: 'seb', ticket, facts: [{ key: 'category', value: 'technical' }] });
+    expect(listings).toBe(0);
+    expect((await svc.status(ticket.slice(0, 8))).value.json.ticket).toBe(ticket);
+    expect(listings).toBe(1);
+    await expect(svc.status('0b0e5d1c-0000-4000-8000-0000000fffff')).rejects.toMatchObject({ code: 'ticket/unknown' });
+  });
+});
