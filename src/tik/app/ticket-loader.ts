@@ -92,14 +92,24 @@ export async function resolveDefinition(sink: WarningSink | undefined, store: Ev
   return { def: undefined, source: hash ? `missing ${hash}` : name ? `missing processes/${name}.edn` : 'no create event' };
 }
 
-/** Resolve a prefix (a full id skips the directory scan) and load the ticket strictly. */
+const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Resolve a prefix and load the ticket strictly. A full id the store holds is read directly — no
+ * listing of every ticket (T3: a read touches one ticket); anything else is resolved by prefix.
+ */
 export async function openTicket(sink: WarningSink | undefined, store: EventStore, prefix: string): Promise<OpenTicket> {
+  const id = typeof prefix === 'string' ? prefix.trim().toLowerCase() : '';
+  if (FULL_ID.test(id)) {
+    const stored = await store.events(id);
+    if (stored.length > 0) return loadTicketAt(sink, store, id, stored);
+  }
   return loadTicketAt(sink, store, await resolveTicket(store, prefix));
 }
 
 /** Load one ticket strictly: a malformed event or an archive that lies is a `TikError`. */
-export async function loadTicketAt(sink: WarningSink | undefined, store: EventStore, ticket: string): Promise<OpenTicket> {
-  const events = parseStoredEvents(ticket, await store.events(ticket));
+export async function loadTicketAt(sink: WarningSink | undefined, store: EventStore, ticket: string, stored?: readonly { id: string; bytes: Uint8Array }[]): Promise<OpenTicket> {
+  const events = parseStoredEvents(ticket, stored ?? (await store.events(ticket)));
   const { def, source } = await resolveDefinition(sink, store, events);
   const register = await readRegister(store);
   const roles: Roles = def ? resolveRoles(def, register) : new Map();

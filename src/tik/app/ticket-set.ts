@@ -1,13 +1,12 @@
 import { isCodedError } from '../../core/errors.js';
-import { readEdn } from '../edn/index.js';
 import type { Instant } from '../edn/value.js';
-import { derive, missingParents, parseProcess, resolveRoles, type ProcessDef, type Roles, type TikEvent } from '../kernel/index.js';
+import { derive, missingParents, resolveRoles, type ProcessDef, type Roles, type TikEvent } from '../kernel/index.js';
 import type { EventStore, StoredEvent } from '../store/store.js';
 
 /** How many tickets' event reads a listing keeps in flight. */
 const READ_AHEAD = 16;
 import { pinOf } from './pin.js';
-import { parseStoredEvents, readRegister } from './ticket-loader.js';
+import { parseStoredEvents, readRegister, resolveDefinition } from './ticket-loader.js';
 
 /** One ticket of a store-wide read (`ls`, `next`). */
 export interface LoadedTicket {
@@ -32,6 +31,8 @@ export interface SkippedTicket {
 export interface TicketSet {
   readonly tickets: readonly LoadedTicket[];
   readonly skipped: readonly SkippedTicket[];
+  /** What a reader should see but can live with (a definition found by name whose hash differs from the pin). */
+  readonly warnings: readonly string[];
 }
 
 /**
@@ -43,7 +44,9 @@ export interface TicketSet {
 export async function loadTicketSet(store: EventStore, now: Instant): Promise<TicketSet> {
   const skipped: SkippedTicket[] = [];
   const register = await readRegister(store);
-  const defs = new Map<string, ProcessDef | undefined>();
+  // One resolution per pin, by the same rules a single-ticket read uses (resolveDefinition).
+  const defs = new Map<string, Promise<{ def: ProcessDef | undefined; warnings: string[] }>>();
+  const warnings: string[] = [];
   const rolesByDef = new Map<ProcessDef, Roles>();
   const out: LoadedTicket[] = [];
   const ids = await store.ticketIds();
@@ -67,12 +70,18 @@ export async function loadTicketSet(store: EventStore, now: Instant): Promise<Ti
       if (!read.ok) throw read.error;
       const events = parseStoredEvents(ticket, read.stored);
       const { hash, name } = pinOf(events);
-      const cacheKey = hash ?? `name:${name ?? ''}`;
-      let def = defs.get(cacheKey);
-      if (!defs.has(cacheKey)) {
-        def = await findDefinition(store, hash, name);
-        defs.set(cacheKey, def);
+      const cacheKey = `${hash ?? ''}|${name ?? ''}`;
+      let resolving = defs.get(cacheKey);
+      if (!resolving) {
+        resolving = (async () => {
+          const w: string[] = [];
+          const r = await resolveDefinition({ warn: (t) => w.push(t) }, store, events);
+          return { def: r.def, warnings: w };
+        })();
+        defs.set(cacheKey, resolving);
       }
+      const { def, warnings: pinWarnings } = await resolving;
+      for (const w of pinWarnings) warnings.push(`ticket ${ticket}: ${w}`);
       if (!def) {
         skipped.push({ ticket, code: 'process/unresolved', message: `its process definition cannot be found (${hash ?? name ?? 'no create event'})` });
         continue;
@@ -90,20 +99,5 @@ export async function loadTicketSet(store: EventStore, now: Instant): Promise<Ti
       skipped.push({ ticket, code: e.code, message: e.message });
     }
   }
-  return { tickets: out, skipped };
-}
-
-async function findDefinition(store: EventStore, hash: string | undefined, name: string | undefined): Promise<ProcessDef | undefined> {
-  if (hash !== undefined) {
-    const text = await store.readProcessByHash(hash);
-    if (text !== undefined) {
-      const def = parseProcess(readEdn(text, `processes/by-hash/${hash}.edn`), `processes/by-hash/${hash}.edn`);
-      if (def.hash === hash) return def;
-    }
-  }
-  if (name !== undefined) {
-    const text = await store.readNamedProcess(name).catch(() => undefined);
-    if (text !== undefined) return parseProcess(readEdn(text, `processes/${name}.edn`), `processes/${name}.edn`);
-  }
-  return undefined;
+  return { tickets: out, skipped, warnings };
 }

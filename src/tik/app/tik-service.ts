@@ -229,7 +229,7 @@ export class TikService {
         missingParents: [...t.missingParents],
       });
     }
-    return { value: { rows, hidden, skipped: set.skipped }, warnings: skippedLines(set.skipped) };
+    return { value: { rows, hidden, skipped: set.skipped }, warnings: [...set.warnings, ...skippedLines(set.skipped)] };
   }
 
   /** `next --json`: the inbox across tickets (§7.2); a ticket that cannot be read is skipped and reported. */
@@ -259,7 +259,7 @@ export class TikService {
       // Present only when a ticket was skipped, so a healthy store's body is unchanged.
       ...(set.skipped.length > 0 ? { skipped: skippedJson(set.skipped) } : {}),
     };
-    return { value: { json, result: r, heldBack: held.length, skipped: set.skipped }, warnings: skippedLines(set.skipped) };
+    return { value: { json, result: r, heldBack: held.length, skipped: set.skipped }, warnings: [...set.warnings, ...skippedLines(set.skipped)] };
   }
 
   // ── writes ─────────────────────────────────────────────────────────────────────────────────
