@@ -15,6 +15,7 @@
  * - Every value is deeply frozen by the `make*` constructors; nothing mutates a model value.
  */
 import { ShoalError } from '../errors.js';
+import type { AuthConfig } from './auth-config.js';
 
 // ---------------------------------------------------------------------------------------------
 // Enumerations
@@ -230,6 +231,8 @@ export interface AdminConfig {
 /** A whole loaded config file: the catalog plus the stateful components. */
 export interface ShoalConfig extends CatalogModel {
   readonly stateful: StatefulConfig;
+  /** Authentication and identity (./auth-config.ts); absent = `DEFAULT_AUTH` (authentication required). */
+  readonly auth?: AuthConfig;
   /** The admin API's reach (absent = it may register no file or network source). */
   readonly admin?: AdminConfig;
 }

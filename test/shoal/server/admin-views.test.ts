@@ -39,7 +39,7 @@ tables:
   - {source_id: orders-csv, domain_id: sales, table: orders, columns: [{name: id, data_type: integer}, {name: region, data_type: varchar}, {name: amount, data_type: integer}]}
 roles:
   - {id: admin, capabilities: [admin], domain_access: ["*"]}
-  - {id: analyst, capabilities: [], domain_access: [sales]}
+  - {id: analyst, capabilities: [query_development], domain_access: [sales]}
 rls_rules:
   - {table_id: orders, role_id: analyst, filter: "region = 'eu'"}
 `);
