@@ -16,6 +16,8 @@ const DEPLOYMENT_ID = /^[A-Za-z0-9-]{8,64}$/;
 /** Read the registry's deployment id, minting and storing it first when it has none. */
 export async function ensureDeploymentId(client: SqlClient): Promise<string> {
   return client.transaction(async (tx) => {
+    // concurrent CREATE TABLE IF NOT EXISTS race on PostgreSQL's catalog: serialise on migrateRegistry's lock
+    if (tx.dialect === 'postgres') await tx.query('SELECT pg_advisory_xact_lock(7407351902)');
     await tx.exec('CREATE TABLE IF NOT EXISTS registry_deployment (id INTEGER PRIMARY KEY CHECK (id = 1), deployment_id TEXT NOT NULL)');
     // concurrent first opens race on the primary key: one insert wins, every instance reads it back
     await tx.run('INSERT INTO registry_deployment (id, deployment_id) VALUES (1, ?) ON CONFLICT (id) DO NOTHING', [randomUUID()]);
