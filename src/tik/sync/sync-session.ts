@@ -67,21 +67,54 @@ export async function syncWith(local: EventStore, peer: SyncTransport, options: 
   let tIn = 0;
   let tOut = 0;
   if (direction !== 'push') {
-    for (let i = 0; i < need.length; i += batch) {
-      const req = encodeIdList(need.slice(i, i + batch));
-      tOut += req.length;
-      const body = await peer.fetch(req);
-      tIn += body.length;
-      pulled += (await receiveBundle(local, body)).stored;
-      options.onProgress?.(`pulled ${Math.min(i + batch, need.length)}/${need.length}`);
+    // A fetch answer may hold only what was asked for; events waiting for a parent that a later
+    // batch brings are asked for again once the batches are done, while that makes progress.
+    let wanted = need;
+    while (wanted.length > 0) {
+      const again: string[] = [];
+      let progress = 0;
+      for (let i = 0; i < wanted.length; i += batch) {
+        const ids = wanted.slice(i, i + batch);
+        const req = encodeIdList(ids);
+        tOut += req.length;
+        const body = await peer.fetch(req);
+        tIn += body.length;
+        const r = await receiveBundle(local, body, { requested: new Set(ids), onDeferred: (d) => again.push(...d.map((x) => x.id)) });
+        pulled += r.stored;
+        progress += r.stored + r.sidecars;
+        options.onProgress?.(`pulled ${Math.min(i + batch, wanted.length)}/${wanted.length}`);
+      }
+      if (again.length > 0) options.onProgress?.(`${again.length} event(s) wait for a parent or definition the peer did not send`);
+      wanted = progress > 0 && again.length < wanted.length ? again : [];
     }
   }
   if (direction !== 'pull') {
-    for (let i = 0; i < have.length; i += batch) {
-      const body = encodeBundle(await collectBundle(local, index, have.slice(i, i + batch)));
+    // whole tickets per batch: parents travel with their children (a ticket larger than a batch
+    // is one batch of its own)
+    const byTicket = new Map<string, string[]>();
+    for (const id of have) {
+      const t = index.ticketOf.get(id) ?? index.sidecarOf.get(id)?.ticket ?? '';
+      const list = byTicket.get(t);
+      if (list) list.push(id);
+      else byTicket.set(t, [id]);
+    }
+    const batches: string[][] = [];
+    let current: string[] = [];
+    for (const ids of byTicket.values()) {
+      if (current.length > 0 && current.length + ids.length > batch) {
+        batches.push(current);
+        current = [];
+      }
+      current.push(...ids);
+    }
+    if (current.length > 0) batches.push(current);
+    let done = 0;
+    for (const ids of batches) {
+      const body = encodeBundle(await collectBundle(local, index, ids));
       tOut += body.length;
       pushed += (await peer.push(body)).stored;
-      options.onProgress?.(`pushed ${Math.min(i + batch, have.length)}/${have.length}`);
+      done += ids.length;
+      options.onProgress?.(`pushed ${done}/${have.length}`);
     }
   }
   return {
