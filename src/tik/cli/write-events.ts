@@ -1,6 +1,7 @@
 import { ednMap } from '../edn/index.js';
 import { Keyword, Uuid, type EdnMap, type EdnValue, type Instant } from '../edn/value.js';
 import { heads, mintEvent, type TikEvent } from '../kernel/index.js';
+import { admitEventBytes } from '../store/admission/index.js';
 import type { EventStore } from '../store/store.js';
 import type { CliContext } from './context.js';
 import { envSigningKey, signStoredEvent } from './store-access.js';
@@ -46,9 +47,13 @@ export async function appendChain(
     parents = [m.event.id];
     floor = at;
   }
+  // the same admission a sync receiver applies (size limits included): nothing written here can
+  // later fail to replicate
+  const admitted = minted.map((m) => ({ ...m, bytes: Buffer.from(m.text, 'utf8') }));
+  for (const m of admitted) admitEventBytes(ticket, m.event.id, m.bytes);
   if (beforeWrite) await beforeWrite();
-  for (const m of minted) {
-    await store.append(ticket, m.event.id, Buffer.from(m.text, 'utf8'));
+  for (const m of admitted) {
+    await store.append(ticket, m.event.id, m.bytes);
     if (key) await signStoredEvent(store, ticket, m.event.id, key);
   }
   return minted.map((m) => m.event);

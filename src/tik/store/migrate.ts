@@ -22,7 +22,8 @@ import { closeStore, openStore } from './open-store.js';
 import { PostgresStore } from './postgres/postgres-store.js';
 import { SQLITE_BLOBS_DIR, SqliteStore } from './sqlite/sqlite-store.js';
 import type { EventStore } from './store.js';
-import { CONTENT_ID, sha256Id } from './store-names.js';
+import { CONTENT_ID, SIDECAR_NAME, sha256Id } from './store-names.js';
+import { admitEventBytes, replacesStored } from './admission/index.js';
 
 /** Side files copied verbatim: top-level files and directories of the store (one level each). */
 export const SIDE_FILES: readonly string[] = Object.freeze(['actors', 'roles.edn', 'oidc.edn', 'effects.edn', 'pipelines.edn']);
@@ -97,13 +98,21 @@ export async function blobHashesOf(store: EventStore, ticket: string): Promise<r
 export async function copyStore(source: EventStore, target: EventStore, options: CopyOptions = {}): Promise<CopyCounts> {
   const counts: CopyCounts = { tickets: 0, events: 0, newEvents: 0, sidecars: 0, blobs: 0, sideFiles: 0 };
   for (const t of await source.ticketIds()) {
+    const bytesOf = new Map<string, Uint8Array>();
     for (const e of await source.events(t)) {
+      // each event passes the per-record admission check (canonical, UTF-8, bounded, hash-true)
+      admitEventBytes(t, e.id, e.bytes, `${source.location} tickets/${t}/events/${e.id}.edn`);
+      bytesOf.set(e.id, e.bytes);
       counts.events++;
       if (await target.append(t, e.id, e.bytes)) counts.newEvents++;
     }
     for (const name of await source.sidecarNames(t)) {
       const b = await source.readSidecar(t, name);
-      if (b !== undefined) {
+      if (b === undefined) continue;
+      // a union: a valid signature the target holds is never replaced by other bytes
+      const old = await target.readSidecar(t, name);
+      const ev = bytesOf.get(SIDECAR_NAME.exec(name)?.[1] ?? '');
+      if (old === undefined || (ev !== undefined && (await replacesStored(name, b, old, ev)))) {
         await target.putSidecar(t, name, b);
         counts.sidecars++;
       }

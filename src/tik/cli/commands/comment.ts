@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { formatInstant } from '../../edn/instant-text.js';
 import { TikError } from '../../errors.js';
+import { ADMISSION_LIMITS, checkSize } from '../../store/admission/index.js';
 import { sha256Id } from '../../store/store-names.js';
 import type { CliContext } from '../context.js';
 import { openStore, openTicket } from '../store-access.js';
@@ -22,6 +23,7 @@ export function registerComment(program: Command, ctx: CliContext): void {
       const text = words.join(' ');
       if (text.trim() === '') throw new TikError('cli/usage', 'a comment needs some text', { where: 'text' });
       const bytes = Buffer.from(text, 'utf8');
+      checkSize('a comment', bytes.length, ADMISSION_LIMITS.blob, 'text');
       const hash = sha256Id(bytes);
       const store = await openStore(ctx);
       const t = await openTicket(ctx, store, prefix);
