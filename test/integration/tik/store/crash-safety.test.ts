@@ -54,3 +54,42 @@ describe('a killed tik new leaves a complete ticket or nothing', () => {
     expect(existsSync(join(root, 'tickets'))).toBe(true);
   }, 120_000);
 });
+
+/** Runs `tik store migrate --to sqlite` in place and SIGKILLs it when tik.db appears. */
+function migrateKilledMidCopy(root: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [distBin('tik'), '--root', root, 'store', 'migrate', '--to', 'sqlite'], { stdio: 'ignore', env: { ...process.env, HOME: root } });
+    children.add(child);
+    const w = watch(root, (_e, name) => {
+      if (name === 'tik.db' || name === 'tik.db-wal') child.kill('SIGKILL');
+    });
+    child.once('exit', (_code, signal) => {
+      w.close();
+      children.delete(child);
+      resolve(signal);
+    });
+  });
+}
+
+describe('a killed in-place migration is resumed or rolled back by the next command', () => {
+  it('after SIGKILL mid-copy, the store opens (one backend), lists every ticket, and the migration can be run again', async () => {
+    const root = await supportStore();
+    dirs.push(root);
+    for (let i = 0; i < 40; i++) expect((await tik(root, ['new', 'support-request', '--title', `t${i}`])).code).toBe(0);
+    const before = (await tik(root, ['ls', '--all', '--json'])).stdout;
+    expect(await migrateKilledMidCopy(root)).toBe('SIGKILL');
+    expect(existsSync(join(root, '.tik-migrate.json'))).toBe(true); // the journal says what to do
+    const after = await tik(root, ['ls', '--all', '--json']);
+    expect(after.stderr).toBe('');
+    expect(after.code).toBe(0);
+    expect(after.stdout).toBe(before);
+    expect(existsSync(join(root, '.tik-migrate.json'))).toBe(false);
+    // exactly one backend is left: rolled back (the copy was not finished)
+    expect([existsSync(join(root, 'tik.db')), existsSync(join(root, 'tickets'))]).toEqual([false, true]);
+    const again = await tik(root, ['store', 'migrate', '--to', 'sqlite']);
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
+    expect((await tik(root, ['ls', '--all', '--json'])).stdout).toBe(before);
+    expect([existsSync(join(root, 'tik.db')), existsSync(join(root, 'tickets'))]).toEqual([true, false]);
+  }, 180_000);
+});
