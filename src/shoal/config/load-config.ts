@@ -13,6 +13,8 @@ import { parseSqlUrl } from '../../core/sql/sql-url.js';
 import { ShoalError } from '../errors.js';
 import { checkCatalog, resolveTableReferences } from './catalog-checks.js';
 import { child, formatIssue, item, pathOf, type ConfigIssue } from './config-issue.js';
+import { normaliseAudit } from './audit-config.js';
+import { normaliseServer } from './server-config.js';
 import { CONFIG_KEYS, configSchema, type KeyCatalog, type RawConfig } from './config-schema.js';
 import { didYouMean } from './did-you-mean.js';
 import type { Env } from './env-interpolation.js';
@@ -306,6 +308,8 @@ function normaliseStateful(raw: RawConfig): StatefulConfig {
       hot_tables: { ...d.hot_tables, ...dropUndefined(raw.hot_tables ?? {}) },
       federation_engine: raw.federation_engine ?? d.federation_engine,
       federation_engine_url: raw.federation_engine_url,
+      server: normaliseServer(raw.server),
+      audit: normaliseAudit(raw.audit),
     }),
   ) as StatefulConfig;
 }
