@@ -1,5 +1,10 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { isCodedError } from '../../core/errors.js';
+import type { ServerConfig } from '../config/server-config.js';
+import { corsPlugin } from './cors-plugin.js';
+import { hostAllowList } from './host-allow-list.js';
+import { hostPlugin } from './host-plugin.js';
+import type { TlsMaterial } from './tls-files.js';
 import { dataPlugin } from './data-plugin.js';
 import { errorBody, httpStatusFor } from './error-status.js';
 import { healthPlugin } from './health-plugin.js';
@@ -20,6 +25,12 @@ export interface AppOptions {
   readonly logger?: boolean | object;
   /** Extra plugins (e.g. the admin API) registered after the data and health routes. */
   readonly plugins?: readonly ((app: FastifyInstance) => Promise<void>)[];
+  /** Serve HTTPS with this certificate and key (`server.tls`); plain HTTP when absent. */
+  readonly tls?: TlsMaterial;
+  /** The transport policy (`server:` in the config): Host allow-list and CORS. Default: none configured. */
+  readonly server?: ServerConfig;
+  /** The address `serve` binds; a specific one joins the default Host allow-list. */
+  readonly bindHost?: string;
 }
 
 /** The HTTP face of one instance: a Fastify plugin per concern, one error mapping. */
@@ -27,7 +38,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const metrics = opts.metrics ?? opts.service.metrics ?? new MetricsRegistry();
   declareCacheMetrics(metrics, 'result');
   declareCacheMetrics(metrics, 'hot');
-  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: 4 * 1024 * 1024 });
+  const base = { logger: opts.logger ?? false, bodyLimit: 4 * 1024 * 1024 };
+  // an https server is a Fastify instance like any other once built; only the listener differs
+  const app = (opts.tls ? Fastify({ ...base, https: { cert: opts.tls.cert, key: opts.tls.key } }) : Fastify(base)) as unknown as FastifyInstance;
   app.decorate('shoalMetrics', metrics);
   app.setErrorHandler((err, req, reply) => {
     if (!isCodedError(err)) {
@@ -43,6 +56,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     metrics.inc('shoal_errors_total', { status: String(status) });
     return reply.code(status).send(errorBody(err));
   });
+  // the edge, before any route: Host allow-list, then CORS
+  const server = opts.server ?? {};
+  await app.register(hostPlugin(hostAllowList(server, opts.bindHost)));
+  if (server.cors) await app.register(corsPlugin(server.cors));
   await app.register(healthPlugin(opts.service, metrics));
   await app.register(dataPlugin(opts.service, metrics));
   for (const p of opts.plugins ?? []) await app.register(p);

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { adminPlugin } from '../../server/admin-plugin.js';
 import { buildApp } from '../../server/app.js';
 import { mvAdminPlugin } from '../../server/mv-admin-plugin.js';
-import { openInstance } from './open-instance.js';
+import { readTlsFiles } from '../../server/tls-files.js';
+import { readInstanceConfig, startInstance } from './open-instance.js';
 
 /** `shoal serve --config FILE [--port P] [--host H]`: the HTTP data API over one instance. */
 export function registerServe(program: Command): void {
@@ -14,9 +15,16 @@ export function registerServe(program: Command): void {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--poll-ms <ms>', 'registry epoch poll interval', (v) => Number.parseInt(v, 10), 2000)
     .action(async (opts: { config: string; port: number; host: string; pollMs: number }) => {
-      const instance = await openInstance(opts.config, { pollMs: opts.pollMs });
+      const loaded = readInstanceConfig(opts.config);
+      const server = loaded.config.stateful.server;
+      // read the certificate before anything starts: a bad server.tls never serves plain HTTP
+      const tls = server.tls ? readTlsFiles(server.tls, loaded.baseDir) : undefined;
+      const instance = await startInstance(loaded, { pollMs: opts.pollMs });
       const app = await buildApp({
         service: instance,
+        server,
+        bindHost: opts.host,
+        ...(tls ? { tls } : {}),
         logger: { level: process.env.SHOAL_LOG_LEVEL ?? 'info' },
         plugins: [adminPlugin(instance), mvAdminPlugin(instance)],
       });
