@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseServer } from '../../../src/shoal/config/server-config.js';
+import { normaliseServer, serverSchema } from '../../../src/shoal/config/server-config.js';
 import { buildApp } from '../../../src/shoal/server/app.js';
 import type { QueryService } from '../../../src/shoal/server/query-service.js';
 
@@ -18,7 +18,7 @@ const preflight = (origin: string, method = 'POST') => ({
   url: '/data/sql',
   headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'content-type' },
 });
-const configured = normaliseServer({ cors: { origins: ['https://app.example.com'] } });
+const configured = normaliseServer(serverSchema.parse({ cors: { origins: ['https://app.example.com'] } }));
 
 describe('CORS', () => {
   it('is off when server.cors is not configured: no Access-Control-* header, no preflight answer', async () => {
@@ -66,7 +66,7 @@ describe('CORS', () => {
   });
 
   it('credentials: true is sent only to a listed origin', async () => {
-    const app = await buildApp({ service, server: normaliseServer({ cors: { origins: ['https://app.example.com'], credentials: true } }) });
+    const app = await buildApp({ service, server: normaliseServer(serverSchema.parse({ cors: { origins: ['https://app.example.com'], credentials: true } })) });
     expect((await app.inject(query('https://app.example.com'))).headers['access-control-allow-credentials']).toBe('true');
     expect((await app.inject(query('https://evil.example.com'))).headers['access-control-allow-credentials']).toBeUndefined();
     await app.close();
