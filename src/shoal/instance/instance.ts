@@ -379,6 +379,7 @@ export class ShoalInstance implements QueryService {
       return keep({
         columns,
         headers,
+        tables: plan.tables,
         batches: (async function* () {
           yield normalizeRows(fetched.rows, classes);
         })(),
@@ -394,6 +395,7 @@ export class ShoalInstance implements QueryService {
     return keep({
       columns: columns.map((c, i) => ({ name: c.name, type: c.type !== 'unknown' ? c.type : (engineColumns?.[i]?.type ?? c.type) })),
       headers,
+      tables: plan.tables,
       batches: (async function* () {
         let next = first;
         while (!next.done) {

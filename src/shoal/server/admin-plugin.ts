@@ -4,9 +4,9 @@ import { checkCatalog } from '../config/catalog-checks.js';
 import { formatIssue } from '../config/config-issue.js';
 import { rlsRuleSchema, sourceSchema, tableSchema } from '../config/config-schema.js';
 import { makeColumn, makeSource, makeTable, qualifiedName, type CatalogModel, type RlsRuleConfig, type TableConfig } from '../config/model.js';
-import { resolveRole } from '../config/roles.js';
 import { ShoalError } from '../errors.js';
 import type { Registry, MutationResult } from '../registry/registry.js';
+import { authorizeAdmin } from './admin-authorize.js';
 
 /** What the admin API needs from an instance: its registry, its catalog, and a way to catch up. */
 export interface AdminTarget {
@@ -57,18 +57,7 @@ function checkWith(catalog: CatalogModel): void {
  */
 export function adminPlugin(target: AdminTarget) {
   return async function plugin(app: FastifyInstance): Promise<void> {
-    const authorize = async (req: FastifyRequest): Promise<CatalogModel> => {
-      const header = req.headers['x-provisa-role'];
-      const roleId = Array.isArray(header) ? header[0] : header;
-      const { catalog } = await target.registry.snapshot();
-      if (!roleId) throw new ShoalError('ROLE_REQUIRED', 'admin requests need an X-Provisa-Role header', { hint: 'act as a role with the admin capability' });
-      if (!catalog.roles.some((r) => r.id === roleId)) throw new ShoalError('ROLE_UNKNOWN', `role "${roleId}" is not registered`);
-      const role = resolveRole(catalog.roles, roleId);
-      if (!role.capabilities.includes('admin')) {
-        throw new ShoalError('FORBIDDEN', `role "${roleId}" lacks the admin capability`, { hint: 'act as a role whose capabilities include admin' });
-      }
-      return catalog;
-    };
+    const authorize = (req: FastifyRequest): Promise<CatalogModel> => authorizeAdmin(target.registry, req);
     // shoal has no data write API: a registry mutation is the one write through shoal, and it
     // invalidates the cached rows of the tables it touches (fleet-wide when the cache is shared)
     const done = async (r: MutationResult, touched: readonly TableConfig[] = []): Promise<MutationResult> => {

@@ -1,6 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { isCodedError } from '../../core/errors.js';
 import type { ServerConfig } from '../config/server-config.js';
+import { newInstanceId } from '../audit/instance-id.js';
+import { auditPlugin, type AuditSink } from './audit-plugin.js';
 import { corsPlugin } from './cors-plugin.js';
 import { hostAllowList } from './host-allow-list.js';
 import { hostPlugin } from './host-plugin.js';
@@ -31,6 +33,8 @@ export interface AppOptions {
   readonly server?: ServerConfig;
   /** The address `serve` binds; a specific one joins the default Host allow-list. */
   readonly bindHost?: string;
+  /** Where audit records go (the audit_log queue) and this instance's id in them; default: log lines only. */
+  readonly audit?: { readonly sink?: AuditSink; readonly instanceId?: string };
 }
 
 /** The HTTP face of one instance: a Fastify plugin per concern, one error mapping. */
@@ -56,8 +60,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     metrics.inc('shoal_errors_total', { status: String(status) });
     return reply.code(status).send(errorBody(err));
   });
-  // the edge, before any route: Host allow-list, then CORS
+  // the edge, before any route: the audit record starts (so refusals are recorded), Host allow-list, CORS
   const server = opts.server ?? {};
+  await app.register(auditPlugin({ instanceId: opts.audit?.instanceId ?? newInstanceId(), ...(opts.audit?.sink ? { sink: opts.audit.sink } : {}) }));
   await app.register(hostPlugin(hostAllowList(server, opts.bindHost)));
   if (server.cors) await app.register(corsPlugin(server.cors));
   await app.register(healthPlugin(opts.service, metrics));

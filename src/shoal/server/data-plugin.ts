@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ShoalError } from '../errors.js';
+import { auditQuery, auditResult } from './audit-plugin.js';
 import { csvCell, toWireValue } from './json-value.js';
 import type { MetricsRegistry } from './metrics.js';
 import type { ColumnInfo, QueryService } from './query-service.js';
@@ -91,7 +92,8 @@ export function dataPlugin(service: QueryService, metrics: MetricsRegistry) {
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) controller.abort();
       });
-      const result = await service.query({ sql: req.body.sql, role, vars: req.body.vars ?? {} }, controller.signal);
+      auditQuery(req, { sql: req.body.sql, role });
+      const result = auditResult(req, await service.query({ sql: req.body.sql, role, vars: req.body.vars ?? {} }, controller.signal));
       const it = result.batches[Symbol.asyncIterator]();
       const first = await it.next();
       metrics.inc('shoal_queries_total', { outcome: 'ok' });
