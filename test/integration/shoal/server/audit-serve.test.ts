@@ -79,7 +79,7 @@ roles: [{id: admin, capabilities: [admin, query_development, full_results], doma
   it('a stuck audit_log does not block queries; the queue is bounded and drops are counted on /metrics', async () => {
     // start from an empty queue (the previous request's record may still be on its way)
     while ((await metric('shoal_audit_queue_depth')) !== 0) await new Promise((r) => setTimeout(r, 50));
-    const { rows: [{ n: before }] } = await registry.query<{ n: string }>('SELECT count(*) AS n FROM audit_log');
+    const before = (await registry.query<{ n: string }>('SELECT count(*) AS n FROM audit_log')).rows[0]!.n;
     const dropped0 = await metric('shoal_audit_dropped_total');
     const locker = new pg.Client({ connectionString: registryUrl });
     await locker.connect();
