@@ -12,6 +12,8 @@ import { createHash } from 'node:crypto';
 const IDENT_START = /[A-Za-z_\u0080-\uffff]/;
 const IDENT_PART = /[A-Za-z0-9_$\u0080-\uffff]/;
 const DIGIT = /[0-9]/;
+/** Sticky (matched at lastIndex): no slicing of the text per literal, so a long statement stays linear. */
+const NUMBER = /0[xX][0-9a-fA-F_]+|[0-9_]*\.?[0-9_]+(?:[eE][+-]?[0-9]+)?\.?/y;
 
 /** The normalised text that is hashed (exported for tests; never stored). */
 export function normaliseSql(sql: string): string {
@@ -78,7 +80,8 @@ export function normaliseSql(sql: string): string {
       continue;
     }
     if (DIGIT.test(c) || (c === '.' && DIGIT.test(next))) {
-      const m = /^(?:0[xX][0-9a-fA-F_]+|[0-9_]*\.?[0-9_]+(?:[eE][+-]?[0-9]+)?\.?)/.exec(sql.slice(i));
+      NUMBER.lastIndex = i;
+      const m = NUMBER.exec(sql);
       i += Math.max(1, m?.[0].length ?? 1);
       literal();
       continue;
