@@ -60,7 +60,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     metrics.inc('shoal_errors_total', { status: String(status) });
     return reply.code(status).send(errorBody(err));
   });
-  // the edge, before any route: the audit record starts (so refusals are recorded), Host allow-list, CORS
+  // the edge, before any route. The audit hook must stay the FIRST onRequest hook: a hook that
+  // throws (Host refused, authentication failed) ends the chain, and the refusal must be recorded.
+  // Then the Host allow-list, then CORS.
   const server = opts.server ?? {};
   await app.register(auditPlugin({ instanceId: opts.audit?.instanceId ?? newInstanceId(), ...(opts.audit?.sink ? { sink: opts.audit.sink } : {}) }));
   await app.register(hostPlugin(hostAllowList(server, opts.bindHost)));

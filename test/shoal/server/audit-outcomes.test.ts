@@ -10,6 +10,7 @@ import type { StoredAuditRecord } from '../../../src/shoal/audit/audit-record.js
 import { SqlAuditStore } from '../../../src/shoal/audit/audit-store.js';
 import { ShoalError } from '../../../src/shoal/errors.js';
 import { buildApp } from '../../../src/shoal/server/app.js';
+import { routeOf } from '../../../src/shoal/server/audit-plugin.js';
 import type { QueryService } from '../../../src/shoal/server/query-service.js';
 
 // How a request ended, as the audit log records it: the streams here are the HTTP layer's own
@@ -85,5 +86,14 @@ describe('audit outcomes', () => {
     for (let i = 0; recs.length === 0 && i < 200; i++) recs = await new Promise((r) => setTimeout(() => void records().then(r), 20));
     expect(recs[0]).toMatchObject({ outcome: 'cancelled', rows: 2, status: 200 });
     await close();
+  });
+});
+
+describe('audit route', () => {
+  it('is read from the result headers: cache hit, MV, direct, engine', () => {
+    expect(routeOf({ 'x-provisa-cache': 'HIT', 'x-shoal-route': 'direct:pg' })).toBe('cache');
+    expect(routeOf({ 'x-shoal-mv': 'sales.totals=snapshot:abc', 'x-shoal-route': 'engine' })).toBe('mv');
+    expect(routeOf({ 'x-shoal-route': 'direct:pg', 'x-provisa-cache': 'MISS' })).toBe('direct');
+    expect(routeOf({ 'x-shoal-route': 'engine' })).toBe('engine');
   });
 });
