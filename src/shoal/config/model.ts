@@ -16,6 +16,7 @@
  */
 import { ShoalError } from '../errors.js';
 import { DEFAULT_AUDIT, type AuditConfig } from './audit-config.js';
+import type { AuthConfig } from './auth-config.js';
 import type { ServerConfig } from './server-config.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -219,6 +220,8 @@ export interface CatalogModel {
 /** A whole loaded config file: the catalog plus the stateful components. */
 export interface ShoalConfig extends CatalogModel {
   readonly stateful: StatefulConfig;
+  /** Authentication and identity (./auth-config.ts); absent = `DEFAULT_AUTH` (authentication required). */
+  readonly auth?: AuthConfig;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import { rlsRuleSchema, sourceSchema, tableSchema } from '../config/config-schem
 import { makeColumn, makeSource, makeTable, qualifiedName, type CatalogModel, type RlsRuleConfig, type TableConfig } from '../config/model.js';
 import { ShoalError } from '../errors.js';
 import type { Registry, MutationResult } from '../registry/registry.js';
-import { authorizeAdmin } from './admin-authorize.js';
+import { requireAdmin } from './request-principal.js';
 
 /** What the admin API needs from an instance: its registry, its catalog, and a way to catch up. */
 export interface AdminTarget {
@@ -53,11 +53,16 @@ function checkWith(catalog: CatalogModel): void {
  * Admin API: register and drop sources, tables and RLS rules in the shared registry. Every
  * mutation bumps the config epoch in its own transaction; this instance refreshes at once and
  * every other instance within its poll interval. Callers must act as a role with the `admin`
- * capability (`X-Provisa-Role`), checked against the registry.
+ * capability: the authenticated principal must be granted it (`X-Provisa-Role` picks among its
+ * granted roles; none picks its default role), checked against the registry's roles.
  */
 export function adminPlugin(target: AdminTarget) {
   return async function plugin(app: FastifyInstance): Promise<void> {
-    const authorize = (req: FastifyRequest): Promise<CatalogModel> => authorizeAdmin(target.registry, req);
+    const authorize = async (req: FastifyRequest): Promise<CatalogModel> => {
+      const { catalog } = await target.registry.snapshot();
+      requireAdmin(req, catalog.roles);
+      return catalog;
+    };
     // shoal has no data write API: a registry mutation is the one write through shoal, and it
     // invalidates the cached rows of the tables it touches (fleet-wide when the cache is shared)
     const done = async (r: MutationResult, touched: readonly TableConfig[] = []): Promise<MutationResult> => {

@@ -1,6 +1,6 @@
 /**
  * `GET /admin/audit`: the fleet's audit log, newest first, for roles with the `admin` capability
- * (the same check as every other /admin route, admin-authorize.ts).
+ * (the same check as every other /admin route, requireAdmin in request-principal.ts).
  *
  * Query parameters, all optional: `principal`, `outcome` (`ok`, `cancelled` or an error code),
  * `role`, `since` and `until` (ISO-8601 instants or epoch milliseconds), `before` (an id: the
@@ -14,7 +14,7 @@ import type { StoredAuditRecord } from '../audit/audit-record.js';
 import type { AuditStore } from '../audit/audit-store.js';
 import { ShoalError } from '../errors.js';
 import type { Registry } from '../registry/registry.js';
-import { authorizeAdmin } from './admin-authorize.js';
+import { requireAdmin } from './request-principal.js';
 
 /** What the audit admin API needs: the registry (to authorize) and the audit log, if it is stored. */
 export interface AuditAdminTarget {
@@ -53,7 +53,7 @@ const querySchema = z
 export function auditAdminPlugin(target: AuditAdminTarget) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     app.get('/admin/audit', async (req: FastifyRequest) => {
-      await authorizeAdmin(target.registry, req);
+      requireAdmin(req, (await target.registry.snapshot()).catalog.roles);
       const parsed = querySchema.safeParse(req.query ?? {});
       if (!parsed.success) {
         const first = parsed.error.issues[0];

@@ -15,6 +15,7 @@ import { principalIdOf } from '../audit/principal-id.js';
 import { sqlFingerprint } from '../audit/sql-fingerprint.js';
 import { appWide } from './app-wide.js';
 import { PROBE_PATHS, pathOf } from './probe-paths.js';
+import { headerRole } from './request-principal.js';
 import type { QueryResult } from './query-service.js';
 
 /** Where finished records go (an AuditQueue); `record` must not block or throw. */
@@ -41,12 +42,6 @@ declare module 'fastify' {
     auditDraft?: AuditDraft;
   }
 }
-
-/** The role a request asked for in its header (the data route notes the one it used). */
-const headerRole = (req: FastifyRequest): string | undefined => {
-  const h = req.headers['x-provisa-role'];
-  return (Array.isArray(h) ? h[0] : h)?.slice(0, 200);
-};
 
 /** How a result was served, from its response headers. */
 export function routeOf(headers: Readonly<Record<string, string>> | undefined): 'engine' | 'direct' | 'cache' | 'mv' {
@@ -108,7 +103,7 @@ export function auditPlugin(opts: { readonly instanceId: string; readonly sink?:
         at: d.at,
         instance: opts.instanceId,
         principal: principalIdOf(req),
-        role: d.role ?? headerRole(req) ?? null,
+        role: (d.role ?? headerRole(req))?.slice(0, 200) ?? null,
         method: req.method,
         path: pathOf(req.url).slice(0, 500),
         status,

@@ -20,26 +20,24 @@ export function corsPlugin(cors: CorsConfig) {
   return appWide(async function plugin(app: FastifyInstance): Promise<void> {
     app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
       const origin = req.headers.origin;
-      if (req.method === 'OPTIONS') return; // the preflight route below answers
       reply.header('vary', 'Origin');
+      const method = req.headers['access-control-request-method'];
+      if (req.method === 'OPTIONS' && method !== undefined) {
+        // a preflight carries no credentials: it is answered here, before authentication runs
+        if (!allowed(origin) || typeof method !== 'string' || !cors.methods.includes(method.toUpperCase())) {
+          throw new ShoalError('CORS_NOT_ALLOWED', 'this cross-origin request is not allowed', {
+            hint: "the page's origin and the method must be listed in server.cors (origins, methods)",
+          });
+        }
+        setOrigin(reply, origin);
+        reply.header('access-control-allow-methods', cors.methods.join(', '));
+        reply.header('access-control-allow-headers', cors.headers.join(', '));
+        reply.header('access-control-max-age', String(cors.max_age));
+        return reply.code(204).send();
+      }
       if (!allowed(origin)) return;
       setOrigin(reply, origin);
       if (cors.expose_headers.length > 0) reply.header('access-control-expose-headers', cors.expose_headers.join(', '));
-    });
-    app.options('*', async (req, reply) => {
-      const origin = req.headers.origin;
-      const method = req.headers['access-control-request-method'];
-      reply.header('vary', 'Origin');
-      if (!allowed(origin) || typeof method !== 'string' || !cors.methods.includes(method.toUpperCase())) {
-        throw new ShoalError('CORS_NOT_ALLOWED', 'this cross-origin request is not allowed', {
-          hint: 'the page\'s origin and the method must be listed in server.cors (origins, methods)',
-        });
-      }
-      setOrigin(reply, origin);
-      reply.header('access-control-allow-methods', cors.methods.join(', '));
-      reply.header('access-control-allow-headers', cors.headers.join(', '));
-      reply.header('access-control-max-age', String(cors.max_age));
-      return reply.code(204).send();
     });
   });
 }

@@ -24,8 +24,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ShoalError } from '../errors.js';
 import type { MvService } from '../mv/mv-service.js';
 import type { Registry } from '../registry/registry.js';
-import { authorizeAdmin } from './admin-authorize.js';
 import { reportMvMetrics } from './mv-metrics.js';
+import { requireAdmin } from './request-principal.js';
 
 /** What the MV admin API needs from an instance. */
 export interface MvAdminTarget {
@@ -42,7 +42,9 @@ export function mvAdminPlugin(target: MvAdminTarget) {
       const stop = reportMvMetrics(target.mvs, app.shoalMetrics);
       app.addHook('onClose', async () => stop());
     }
-    const authorize = async (req: FastifyRequest): Promise<void> => void (await authorizeAdmin(target.registry, req));
+    const authorize = async (req: FastifyRequest): Promise<void> => {
+      requireAdmin(req, (await target.registry.snapshot()).catalog.roles);
+    };
     const service = (): MvService => {
       if (!target.mvs) throw new ShoalError('NOT_READY', 'materialized views are not available on this instance', { hint: 'retry when /ready returns 200' });
       return target.mvs;

@@ -12,14 +12,16 @@ import { ShoalError } from '../../../src/shoal/errors.js';
 import { buildApp } from '../../../src/shoal/server/app.js';
 import { routeOf } from '../../../src/shoal/server/audit-plugin.js';
 import type { QueryService } from '../../../src/shoal/server/query-service.js';
+import { noAuth } from './no-auth.js';
 
 // How a request ended, as the audit log records it: the streams here are the HTTP layer's own
 // (a service that yields rows, fails mid-stream or waits until the client goes away).
 const dir = mkdtempSync(join(tmpdir(), 'shoal-audit-outcomes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function service(mode: 'fail-after-first' | 'wait-for-abort'): QueryService {
+function service(mode: 'fail-after-first' | 'wait-for-abort' | 'locked'): QueryService {
   return {
+    ...(mode === 'locked' ? {} : { auth: noAuth() }),
     isReady: () => true,
     health: async () => ({ status: 'ok', dependencies: {} }),
     async query(_req, signal) {
@@ -37,7 +39,7 @@ function service(mode: 'fail-after-first' | 'wait-for-abort'): QueryService {
   };
 }
 
-async function setup(mode: 'fail-after-first' | 'wait-for-abort', name: string) {
+async function setup(mode: 'fail-after-first' | 'wait-for-abort' | 'locked', name: string) {
   const store = await SqlAuditStore.open(`sqlite:///${join(dir, `${name}.db`)}`);
   const queue = new AuditQueue(store);
   const lines: string[] = [];
@@ -58,10 +60,10 @@ async function setup(mode: 'fail-after-first' | 'wait-for-abort', name: string) 
 describe('audit outcomes', () => {
   it('a failure after the first rows is recorded with its code and the rows sent, and logged as a structured line', async () => {
     const { app, records, lines, close } = await setup('fail-after-first', 'fail');
-    await app.inject({ method: 'POST', url: '/data/sql', payload: { sql: "select n from t where s = 'x-4111'", role: 'r' } }).catch(() => undefined);
+    await app.inject({ method: 'POST', url: '/data/sql', payload: { sql: "select n from t where s = 'x-4111'", role: 'analyst' } }).catch(() => undefined);
     let recs = await records();
     for (let i = 0; recs.length === 0 && i < 100; i++) recs = await new Promise((r) => setTimeout(() => void records().then(r), 20));
-    expect(recs[0]).toMatchObject({ outcome: 'INTERNAL', rows: 2, route: 'direct', tables: ['d.t'], role: 'r' });
+    expect(recs[0]).toMatchObject({ outcome: 'INTERNAL', rows: 2, route: 'direct', tables: ['d.t'], role: 'analyst' });
     const line = lines.map((l) => JSON.parse(l) as { msg: string; audit?: { outcome: string; sql_fingerprint: string } }).find((l) => l.msg === 'audit');
     expect(line?.audit).toMatchObject({ outcome: 'INTERNAL', sql_fingerprint: recs[0]!.sql_fingerprint });
     expect(lines.join('')).not.toContain('x-4111');
@@ -80,11 +82,22 @@ describe('audit outcomes', () => {
         });
       });
       req.on('error', () => undefined);
-      req.end(JSON.stringify({ sql: 'select n from t', role: 'r' }));
+      req.end(JSON.stringify({ sql: 'select n from t', role: 'analyst' }));
     });
     let recs = await records();
     for (let i = 0; recs.length === 0 && i < 200; i++) recs = await new Promise((r) => setTimeout(() => void records().then(r), 20));
     expect(recs[0]).toMatchObject({ outcome: 'cancelled', rows: 2, status: 200 });
+    await close();
+  });
+});
+
+describe('audit of refused credentials', () => {
+  it('a request refused by authentication is recorded, as unauthenticated, with the 401 code', async () => {
+    const { app, records, close } = await setup('locked', 'locked');
+    const r = await app.inject({ method: 'POST', url: '/data/sql', payload: { sql: 'select 1' }, headers: { authorization: 'Bearer nope' } });
+    expect(r.statusCode).toBe(401);
+    const recs = await records();
+    expect(recs[0]).toMatchObject({ principal: 'unauthenticated', status: 401, outcome: r.json().error.code, path: '/data/sql' });
     await close();
   });
 });

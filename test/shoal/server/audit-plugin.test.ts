@@ -107,10 +107,10 @@ roles:
   it('records a refused admin request and a request refused at the Host check; probes are not recorded', async () => {
     const refused = await app.inject({ url: '/admin/epoch', headers: { 'x-provisa-role': 'analyst' } });
     expect(refused.statusCode).toBe(403);
-    expect(await latest()).toMatchObject({ path: '/admin/epoch', method: 'GET', role: 'analyst', status: 403, outcome: 'FORBIDDEN', sql_fingerprint: null });
+    expect(await latest()).toMatchObject({ path: '/admin/epoch', method: 'GET', role: 'analyst', status: 403, outcome: 'CAPABILITY_MISSING', sql_fingerprint: null });
     const host = await sql('admin', 'SELECT 1', 'attacker.example');
     expect(host.statusCode).toBe(421);
-    expect(await latest()).toMatchObject({ path: '/data/sql', status: 421, outcome: 'HOST_NOT_ALLOWED' });
+    expect(await latest()).toMatchObject({ path: '/data/sql', status: 421, outcome: 'HOST_NOT_ALLOWED', principal: 'unauthenticated' });
     const before = (await latest()).id;
     await app.inject('/health');
     await app.inject('/metrics');
@@ -118,7 +118,7 @@ roles:
   });
 
   it('GET /admin/audit is refused to a non-admin, as every admin route is (and the refusal is itself recorded)', async () => {
-    expect(await audit('', 'analyst')).toMatchObject({ status: 403, body: { error: { code: 'FORBIDDEN' } } });
+    expect(await audit('', 'analyst')).toMatchObject({ status: 403, body: { error: { code: 'CAPABILITY_MISSING' } } });
     expect((await audit('', '')).body.error?.code).toBe('ROLE_REQUIRED');
     expect(await latest()).toMatchObject({ path: '/admin/audit', outcome: 'ROLE_REQUIRED' });
   });
@@ -128,9 +128,9 @@ roles:
     expect(all.status).toBe(200);
     expect(all.body.records.length).toBeGreaterThanOrEqual(6);
     expect(all.body.records[0]!.at).toMatch(/^\d{4}-\d\d-\d\dT/);
-    const failed = await audit('?outcome=FORBIDDEN&role=analyst');
+    const failed = await audit('?outcome=CAPABILITY_MISSING&role=analyst');
     expect(failed.body.records.length).toBeGreaterThanOrEqual(2);
-    expect(failed.body.records.every((r) => r.outcome === 'FORBIDDEN' && r.role === 'analyst')).toBe(true);
+    expect(failed.body.records.every((r) => r.outcome === 'CAPABILITY_MISSING' && r.role === 'analyst')).toBe(true);
     expect((await audit('?principal=nobody')).body.records).toEqual([]);
     expect((await audit(`?since=${new Date(Date.now() + 60_000).toISOString()}`)).body.records).toEqual([]);
     const page = await audit('?limit=2');
@@ -145,7 +145,7 @@ roles:
   });
 
   it('records the principal authentication set, through one helper', () => {
-    expect(principalIdOf({})).toBe('anonymous');
+    expect(principalIdOf({})).toBe('unauthenticated');
     expect(principalIdOf({ principal: { id: 'user:alice', kind: 'basic', roles: ['analyst'], vars: {} } })).toBe('user:alice');
   });
 });

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { normaliseServer, serverSchema } from '../../../src/shoal/config/server-config.js';
 import { buildApp } from '../../../src/shoal/server/app.js';
 import type { QueryService } from '../../../src/shoal/server/query-service.js';
+import { noAuth } from './no-auth.js';
 
 const service: QueryService = {
+  auth: noAuth(),
   isReady: () => true,
   health: async () => ({ status: 'ok', dependencies: {} }),
   async query() {
@@ -12,7 +14,7 @@ const service: QueryService = {
 };
 
 const corsHeaders = (headers: Record<string, unknown>): string[] => Object.keys(headers).filter((h) => h.startsWith('access-control-'));
-const query = (origin: string) => ({ method: 'POST' as const, url: '/data/sql', payload: { sql: 'select 1', role: 'r' }, headers: { origin } });
+const query = (origin: string) => ({ method: 'POST' as const, url: '/data/sql', payload: { sql: 'select 1', role: 'analyst' }, headers: { origin } });
 const preflight = (origin: string, method = 'POST') => ({
   method: 'OPTIONS' as const,
   url: '/data/sql',
@@ -62,6 +64,16 @@ describe('CORS', () => {
     const put = await app.inject(preflight('https://app.example.com', 'PUT'));
     expect(put.statusCode).toBe(403);
     expect(corsHeaders(put.headers)).toEqual([]);
+    await app.close();
+  });
+
+  it('a preflight is answered before authentication (browsers send it without credentials)', async () => {
+    const locked = { ...service, auth: undefined };
+    const app = await buildApp({ service: locked, server: configured });
+    expect((await app.inject(query('https://app.example.com'))).statusCode).toBe(401);
+    const p = await app.inject(preflight('https://app.example.com'));
+    expect(p.statusCode).toBe(204);
+    expect(p.headers['access-control-allow-origin']).toBe('https://app.example.com');
     await app.close();
   });
 

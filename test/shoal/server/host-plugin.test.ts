@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/shoal/server/app.js';
 import { hostAllowList, hostOf } from '../../../src/shoal/server/host-allow-list.js';
 import type { QueryService } from '../../../src/shoal/server/query-service.js';
+import { noAuth } from './no-auth.js';
 
 const service: QueryService = {
+  auth: noAuth(),
   isReady: () => true,
   health: async () => ({ status: 'ok', dependencies: {} }),
   async query() {
@@ -11,7 +13,7 @@ const service: QueryService = {
   },
 };
 
-const sql = (host: string) => ({ method: 'POST' as const, url: '/data/sql', payload: { sql: 'select 1', role: 'r' }, headers: { host } });
+const sql = (host: string) => ({ method: 'POST' as const, url: '/data/sql', payload: { sql: 'select 1', role: 'analyst' }, headers: { host } });
 
 describe('Host allow-list', () => {
   it('by default answers loopback names and refuses any other Host with 421 HOST_NOT_ALLOWED', async () => {

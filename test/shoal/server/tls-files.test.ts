@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/shoal/server/app.js';
 import type { QueryService } from '../../../src/shoal/server/query-service.js';
+import { noAuth } from './no-auth.js';
 import { readTlsFiles } from '../../../src/shoal/server/tls-files.js';
 import { selfSignedCert } from '../../support/self-signed-cert.js';
 
@@ -16,6 +17,7 @@ const pair = selfSignedCert(dir);
 const other = selfSignedCert(dir, 'other');
 
 const service: QueryService = {
+  auth: noAuth(),
   isReady: () => true,
   health: async () => ({ status: 'ok', dependencies: {} }),
   async query() {

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
+import { AUTH_OFF_WARNING } from '../../auth/edge-auth.js';
+import { ShoalError } from '../../errors.js';
 import { adminPlugin } from '../../server/admin-plugin.js';
 import { buildApp } from '../../server/app.js';
+import { credentialAdminPlugin } from '../../server/credential-admin-plugin.js';
 import { mvAdminPlugin } from '../../server/mv-admin-plugin.js';
 import { AuditQueue } from '../../audit/audit-queue.js';
 import { SqlAuditStore } from '../../audit/audit-store.js';
@@ -38,6 +41,8 @@ export function registerServe(program: Command): void {
             onError: (e) => process.stderr.write(`shoal: audit log write failed (kept and retried): ${(e as Error).message}\n`),
           })
         : undefined;
+      const auth = instance.auth;
+      if (!auth) throw new ShoalError('INTERNAL_AUTH', 'the instance started without an authenticator');
       const app = await buildApp({
         service: instance,
         server,
@@ -45,8 +50,17 @@ export function registerServe(program: Command): void {
         ...(tls ? { tls } : {}),
         audit: { instanceId: newInstanceId(), ...(queue ? { sink: queue } : {}) },
         logger: { level: process.env.SHOAL_LOG_LEVEL ?? 'info' },
-        plugins: [adminPlugin(instance), mvAdminPlugin(instance), auditAdminPlugin({ registry: instance.registry, ...(auditStore && queue ? { audit: { store: auditStore, queue } } : {}) })],
+        plugins: [
+          adminPlugin(instance),
+          mvAdminPlugin(instance),
+          credentialAdminPlugin(auth),
+          auditAdminPlugin({ registry: instance.registry, ...(auditStore && queue ? { audit: { store: auditStore, queue } } : {}) }),
+        ],
       });
+      if (auth.authenticator.provider === 'none') {
+        app.log.warn(AUTH_OFF_WARNING);
+        process.stderr.write(`shoal: WARNING: ${AUTH_OFF_WARNING}\n`);
+      }
       const shutdown = async (): Promise<void> => {
         await app.close().catch(() => undefined);
         await queue?.close();
@@ -57,6 +71,6 @@ export function registerServe(program: Command): void {
       process.once('SIGINT', () => void shutdown());
       process.once('SIGTERM', () => void shutdown());
       const address = await app.listen({ port: opts.port, host: opts.host });
-      process.stderr.write(`shoal: serving on ${address} (registry epoch ${instance.epoch ?? '?'})\n`);
+      process.stderr.write(`shoal: serving on ${address} (registry epoch ${instance.epoch ?? '?'}, auth: ${auth.authenticator.provider})\n`);
     });
 }

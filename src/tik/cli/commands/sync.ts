@@ -5,6 +5,7 @@ import { parseShardSpec, shardText, type ShardSpec } from '../../shard/shard-spe
 import { ShardStore } from '../../shard/shard-store.js';
 import type { EventStore } from '../../store/store.js';
 import { httpTransport, syncWith } from '../../sync/index.js';
+import { tokenHeaders } from '../remote-store.js';
 import type { CliContext } from '../context.js';
 import { openStore } from '../store-access.js';
 
@@ -21,7 +22,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
       if (opts.pull && opts.push) throw new TikError('cli/usage', '--pull and --push exclude each other (give neither to do both)', { where: '--pull/--push', hint: 'tik sync URL' });
       // A sharded replica reconciles only its shard: sync exactly that part of this store, saying which.
       const shard = await peerShard(url);
-      const transport = httpTransport(url, shard ? { headers: { [SHARD_HEADER]: shardText(shard) } } : {});
+      const transport = httpTransport(url, { headers: { ...tokenHeaders(ctx), ...(shard ? { [SHARD_HEADER]: shardText(shard) } : {}) } });
       const local = await openStore(ctx);
       const store: EventStore = shard ? new ShardStore(local, shard) : local;
       if (shard) ctx.warn(`${url} holds shard ${shardText(shard)}: syncing only this store's tickets of that shard`);
