@@ -14,6 +14,8 @@ import { ShoalError } from '../errors.js';
 import { checkAuth } from './auth-checks.js';
 import { checkCatalog, resolveTableReferences } from './catalog-checks.js';
 import { child, formatIssue, item, pathOf, type ConfigIssue } from './config-issue.js';
+import { normaliseAudit } from './audit-config.js';
+import { normaliseServer } from './server-config.js';
 import { CONFIG_KEYS, configSchema, type KeyCatalog, type RawConfig } from './config-schema.js';
 import { didYouMean } from './did-you-mean.js';
 import type { Env } from './env-interpolation.js';
@@ -308,6 +310,8 @@ function normaliseStateful(raw: RawConfig): StatefulConfig {
       hot_tables: { ...d.hot_tables, ...dropUndefined(raw.hot_tables ?? {}) },
       federation_engine: raw.federation_engine ?? d.federation_engine,
       federation_engine_url: raw.federation_engine_url,
+      server: normaliseServer(raw.server),
+      audit: normaliseAudit(raw.audit),
     }),
   ) as StatefulConfig;
 }

@@ -400,6 +400,7 @@ export class ShoalInstance implements QueryService {
       return keep({
         columns,
         headers,
+        tables: plan.tables,
         batches: (async function* () {
           yield normalizeRows(fetched.rows, classes);
         })(),
@@ -415,6 +416,7 @@ export class ShoalInstance implements QueryService {
     return keep({
       columns: columns.map((c, i) => ({ name: c.name, type: c.type !== 'unknown' ? c.type : (engineColumns?.[i]?.type ?? c.type) })),
       headers,
+      tables: plan.tables,
       batches: (async function* () {
         let next = first;
         while (!next.done) {

@@ -4,6 +4,7 @@ import { actingRole } from '../auth/acting-role.js';
 import type { EdgeAuth } from '../auth/edge-auth.js';
 import { sessionValues } from '../auth/session-values.js';
 import { ShoalError } from '../errors.js';
+import { auditQuery, auditResult } from './audit-plugin.js';
 import { csvCell, toWireValue } from './json-value.js';
 import type { MetricsRegistry } from './metrics.js';
 import type { ColumnInfo, QueryService } from './query-service.js';
@@ -92,6 +93,8 @@ export function dataPlugin(service: QueryService, metrics: MetricsRegistry, auth
     metrics.declare('shoal_queries_total', 'SQL queries received, by outcome');
     app.post('/data/sql', { schema: { body: sqlBodySchema } }, async (req: FastifyRequest<{ Body: SqlBody }>, reply: FastifyReply) => {
       if (!service.isReady()) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
+      // recorded before the role check, so a refused request keeps its fingerprint and the role it asked for
+      auditQuery(req, { sql: req.body.sql, role: req.body.role ?? headerRole(req) });
       const principal = principalOf(req);
       const role = actingRole(principal, req.body.role ?? headerRole(req), await auth.roles(), 'query_development');
       const vars = sessionValues(principal, role.id, req.body.vars ?? {}, auth.config);
@@ -102,7 +105,8 @@ export function dataPlugin(service: QueryService, metrics: MetricsRegistry, auth
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) controller.abort();
       });
-      const result = await service.query({ sql: req.body.sql, role: role.id, vars, ...(domains ? { domains } : {}) }, controller.signal);
+      auditQuery(req, { sql: req.body.sql, role: role.id });
+      const result = auditResult(req, await service.query({ sql: req.body.sql, role: role.id, vars, ...(domains ? { domains } : {}) }, controller.signal));
       const it = result.batches[Symbol.asyncIterator]();
       const first = await it.next();
       metrics.inc('shoal_queries_total', { outcome: 'ok' });

@@ -42,6 +42,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   ENGINE_EXTENSION_UNAVAILABLE: 503,
   SOURCE_QUERY_FAILED: 502,
   SOURCE_TYPE_MISMATCH: 502,
+  HOST_NOT_ALLOWED: 421,
+  CORS_NOT_ALLOWED: 403,
 };
 
 export function httpStatusFor(e: unknown): number {

@@ -24,6 +24,8 @@ export interface QueryResult {
   readonly batches: AsyncIterable<readonly (readonly unknown[])[]>;
   /** Extra response headers (route, cache status, "served live" for an unmaterialized MV…). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Keys (`<domain>.<table>`) of the catalog tables the answer was read from (the audit log records them). */
+  readonly tables?: readonly string[];
 }
 
 export interface HealthReport {
