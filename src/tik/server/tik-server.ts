@@ -11,8 +11,10 @@ import { httpTransport } from '../sync/http-transport.js';
 import { AntiEntropy } from './anti-entropy.js';
 import { apiRoutes } from './api-routes.js';
 import { boardPage } from './board-page.js';
+import { SERVER_LIMITS, type ServerLimits } from './server-limits.js';
+import { guardSockets } from './socket-guard.js';
 import { syncRoutes } from './sync-routes.js';
-import { SYNC_BODY_LIMIT } from './sync-routes.js';
+import type { SyncLimits } from '../sync/limits.js';
 import type { VerbEnv } from './run-verb.js';
 import { recurRunner, type RecurOptions } from './recur-runner.js';
 import { ShardGateway } from './shard-gateway.js';
@@ -41,6 +43,10 @@ export interface TikServerOptions {
   readonly shardPeers?: readonly string[];
   /** Recurrences to open on schedule (`recurrences.edn`, `--recur`); start with `startRecur()`. */
   readonly recur?: RecurOptions;
+  /** Connection, body and transfer bounds (`SERVER_LIMITS` by default). */
+  readonly limits?: Partial<ServerLimits>;
+  /** Bounds on each anti-entropy session with a peer (`SYNC_LIMITS` by default). */
+  readonly syncLimits?: Partial<SyncLimits>;
 }
 
 export interface TikServer {
@@ -54,7 +60,11 @@ export interface TikServer {
   readonly recur: RecurScheduler | undefined;
   /** Starts ticking the recurrence scheduler (now, then every interval). */
   startRecur(): void;
-  close(): Promise<void>;
+  /**
+   * Stops anti-entropy (aborting sessions in flight) and the loops, stops listening, and lets
+   * requests in flight finish for at most `graceMs` (default 5000) before closing their sockets.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -64,7 +74,18 @@ export interface TikServer {
  */
 export async function buildTikServer(options: TikServerOptions): Promise<TikServer> {
   // Request logging is off: anti-entropy polls every few seconds; syncs that move data and errors are logged.
-  const app = Fastify({ logger: options.logger ? { level: 'info', stream: process.stderr } : false, disableRequestLogging: true, bodyLimit: SYNC_BODY_LIMIT });
+  const limits: ServerLimits = { ...SERVER_LIMITS, ...options.limits };
+  const app = Fastify({
+    logger: options.logger ? { level: 'info', stream: process.stderr } : false,
+    disableRequestLogging: true,
+    bodyLimit: limits.apiBodyBytes,
+    connectionTimeout: limits.idleTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // headersTimeout and requestTimeout are enforced by a sweep every connectionsCheckingInterval.
+    http: { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs) },
+  });
+  guardSockets(app.server, limits.maxSockets);
   const shard = options.shard ?? WHOLE;
   const sharded = shard.count > 1;
   // A sharded replica reconciles, serves and accepts only its shard's tickets, and opens only those.
@@ -85,14 +106,16 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
     });
   });
   app.addHook('onRequest', shardGuard(shard));
-  await app.register(syncRoutes(store));
+  await app.register(syncRoutes(store, { limits }));
   await app.register(apiRoutes(v, gateway));
   if (gateway) await app.register(shardLocalRoutes(gateway));
   await app.register(gateway ? boardPage(v, () => gateway.lsAllAsVerb()) : boardPage(v));
-  app.get('/health', async () => ({ status: 'ok', store: options.store.kind, peers: options.peers ?? [], shard: shardText(shard), shardPeers: options.shardPeers ?? [] }));
+  app.get('/health', async () => ({ status: 'ok', store: options.store.kind, peers: options.peers ?? [], peerStatus: antiEntropy.peerHealth(), shard: shardText(shard), shardPeers: options.shardPeers ?? [] }));
   const log = { info: (o: object, m: string) => app.log.info(o, m), warn: (o: object, m: string) => app.log.warn(o, m) };
   const headers: Record<string, string> = sharded ? { [SHARD_HEADER]: shardText(shard) } : {};
-  const antiEntropy = new AntiEntropy(store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log, (url) => httpTransport(url, { headers }));
+  const antiEntropy = new AntiEntropy(store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log, (url, signal) => httpTransport(url, { headers, signal }), {
+    ...(options.syncLimits ? { limits: options.syncLimits } : {}),
+  });
   const effects = options.effects ? await openEffects(options.effects, { store, now: options.effects.now, cwd: options.cwd ?? options.root, log }) : undefined;
   if (effects) await app.register(effects.routes);
   const recur = options.recur && options.recur.recurrences.length > 0 ? recurRunner(v, options.recur, sharded ? (t) => ownsTicket(shard, t) : undefined, log) : undefined;
@@ -103,11 +126,16 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
     effects,
     recur: recur?.scheduler,
     startRecur: () => recur?.loop.start(),
-    close: async () => {
-      await recur?.loop.stop();
-      await effects?.close();
-      await antiEntropy.stop();
-      await app.close();
+    close: async (graceMs = 5000) => {
+      const stopped = antiEntropy.stop();
+      const closing = Promise.all([recur?.loop.stop(), effects?.close(), stopped]).then(() => app.close());
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((r) => (timer = setTimeout(r, graceMs)));
+      await Promise.race([closing, grace]);
+      clearTimeout(timer);
+      // Past the grace, requests still in flight (a slow upload, a stuck handler) lose their sockets.
+      app.server.closeAllConnections();
+      await Promise.race([closing, new Promise((r) => setTimeout(r, 1000))]);
     },
   };
 }
