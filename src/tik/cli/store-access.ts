@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { effectiveRegister } from '../roles/effective-register.js';
 import { parseOpenSshPrivateKey, type SshPrivateKey } from '../../core/sshsig.js';
 import { readEdn } from '../edn/index.js';
 import { isMap, type EdnMap } from '../edn/value.js';
@@ -104,9 +105,10 @@ export function parseStoredEvents(ticket: string, stored: readonly { id: string;
   });
 }
 
-/** Read `roles.edn` (the roles register), if any. */
+/** Read the roles register in effect (the roles ticket, else `roles.edn`), if any. */
 export async function readRegister(store: EventStore): Promise<EdnMap | undefined> {
-  const text = await store.readRolesRegister();
+  // the replicated roles ticket when it holds a register, else roles.edn (docs/tik-sync.md, "Roles")
+  const { text } = await effectiveRegister(store);
   if (text === undefined) return undefined;
   const v = readEdn(text, `${store.location}/roles.edn`);
   if (!isMap(v)) {

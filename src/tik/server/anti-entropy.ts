@@ -4,6 +4,8 @@ import { httpTransport } from '../sync/http-transport.js';
 import { SYNC_LIMITS, type SyncLimits } from '../sync/limits.js';
 import { syncWith, type SyncReport } from '../sync/sync-session.js';
 import type { SyncTransport } from '../sync/transport.js';
+import { effectiveRegister } from '../roles/effective-register.js';
+import { compareRoles, peerRolesDigest } from '../roles/peer-roles.js';
 import { nextPeerHealth, type PeerHealth } from './peer-health.js';
 import { PeriodicLoop } from './periodic-loop.js';
 
@@ -19,6 +21,8 @@ export interface AntiEntropyOptions {
   readonly concurrency?: number;
   /** Bounds per session (`SYNC_LIMITS` by default); `sessionTimeoutMs` aborts a whole session. */
   readonly limits?: Partial<SyncLimits>;
+  /** Sent with the `/health` request that reads a peer's roles digest (a shard header). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -81,7 +85,10 @@ export class AntiEntropy {
     const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(limits.sessionTimeoutMs)]);
     try {
       const r = await syncWith(this.store, this.transport(peer, signal), { signal, limits });
-      this.health.set(peer, nextPeerHealth(h, this.now(), this.intervalMs));
+      // Same events derive the same stages only under the same roles register: compare after each sync.
+      const cmp = compareRoles(peer, await effectiveRegister(this.store), await peerRolesDigest(peer, { signal, ...(this.options.headers ? { headers: this.options.headers } : {}) }));
+      if (cmp.verdict === 'differs' && h.roles?.verdict !== 'differs') this.log.warn({ peer, local: cmp.local, peerRoles: cmp.peer }, 'anti-entropy: peer derives with a different roles register');
+      this.health.set(peer, { ...nextPeerHealth(h, this.now(), this.intervalMs), roles: { verdict: cmp.verdict, peer: cmp.peer ?? null } });
       if (r.pulled + r.pushed > 0) this.log.info({ peer, rounds: r.rounds, pulled: r.pulled, pushed: r.pushed }, 'anti-entropy synced');
       return r;
     } catch (e) {

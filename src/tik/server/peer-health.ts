@@ -13,6 +13,8 @@ export interface PeerHealth {
   /** ISO instants. */
   readonly lastSyncAt?: string;
   readonly retryAt?: string;
+  /** After the last good sync: whether the peer derives with the same roles register (its `/health` digest). */
+  readonly roles?: { readonly verdict: 'same' | 'differs' | 'unknown'; readonly peer: string | null };
 }
 
 /** Error codes that mean the peer misbehaved (quarantine), as opposed to being away (backoff). */
@@ -25,7 +27,7 @@ const MAX_QUARANTINE_MS = 60 * 60_000;
 /** The next health of a peer after a sync ended with `code` (or succeeded, `code` undefined). */
 export function nextPeerHealth(prev: PeerHealth, nowMs: number, intervalMs: number, error?: { code: string; message: string }): PeerHealth {
   const at = new Date(nowMs).toISOString();
-  if (error === undefined) return { url: prev.url, state: 'ok', failures: 0, lastSyncAt: at };
+  if (error === undefined) return { url: prev.url, state: 'ok', failures: 0, lastSyncAt: at, ...(prev.roles ? { roles: prev.roles } : {}) };
   const failures = prev.failures + 1;
   const quarantine = MISBEHAVED.test(error.code);
   // backoff: interval · 2^failures; quarantine starts at 30 intervals (at least a minute) and doubles.
@@ -36,6 +38,7 @@ export function nextPeerHealth(prev: PeerHealth, nowMs: number, intervalMs: numb
     failures,
     lastError: error,
     ...(prev.lastSyncAt !== undefined ? { lastSyncAt: prev.lastSyncAt } : {}),
+    ...(prev.roles ? { roles: prev.roles } : {}),
     retryAt: new Date(nowMs + wait).toISOString(),
   };
 }

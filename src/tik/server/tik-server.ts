@@ -8,6 +8,7 @@ import type { RecurScheduler } from '../recur/recur-scheduler.js';
 import { ShardStore } from '../shard/shard-store.js';
 import type { EventStore } from '../store/store.js';
 import { httpTransport } from '../sync/http-transport.js';
+import { effectiveRegister } from '../roles/effective-register.js';
 import { AntiEntropy } from './anti-entropy.js';
 import { apiRoutes } from './api-routes.js';
 import { boardPage } from './board-page.js';
@@ -110,11 +111,16 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   await app.register(apiRoutes(v, gateway));
   if (gateway) await app.register(shardLocalRoutes(gateway));
   await app.register(gateway ? boardPage(v, () => gateway.lsAllAsVerb()) : boardPage(v));
-  app.get('/health', async () => ({ status: 'ok', store: options.store.kind, peers: options.peers ?? [], peerStatus: antiEntropy.peerHealth(), shard: shardText(shard), shardPeers: options.shardPeers ?? [] }));
+  app.get('/health', async () => {
+    const r = await effectiveRegister(store);
+    const roles = { source: r.source, status: r.status, digest: r.digest ?? null, fileDiffers: r.fileDiffers, differsFrom: antiEntropy.peerHealth().filter((p) => p.roles?.verdict === 'differs').map((p) => p.url) };
+    return { status: 'ok', store: options.store.kind, peers: options.peers ?? [], peerStatus: antiEntropy.peerHealth(), roles, shard: shardText(shard), shardPeers: options.shardPeers ?? [] };
+  });
   const log = { info: (o: object, m: string) => app.log.info(o, m), warn: (o: object, m: string) => app.log.warn(o, m) };
   const headers: Record<string, string> = sharded ? { [SHARD_HEADER]: shardText(shard) } : {};
   const antiEntropy = new AntiEntropy(store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log, (url, signal) => httpTransport(url, { headers, signal }), {
     ...(options.syncLimits ? { limits: options.syncLimits } : {}),
+    headers,
   });
   const effects = options.effects ? await openEffects(options.effects, { store, now: options.effects.now, cwd: options.cwd ?? options.root, log }) : undefined;
   if (effects) await app.register(effects.routes);

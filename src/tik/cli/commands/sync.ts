@@ -4,7 +4,10 @@ import { SHARD_HEADER } from '../../shard/shard-directory.js';
 import { parseShardSpec, shardText, type ShardSpec } from '../../shard/shard-spec.js';
 import { ShardStore } from '../../shard/shard-store.js';
 import type { EventStore } from '../../store/store.js';
-import { httpTransport, syncWith } from '../../sync/index.js';
+import { isCodedError } from '../../../core/errors.js';
+import { effectiveRegister } from '../../roles/effective-register.js';
+import { compareRoles, peerRolesDigest, rolesDifferLine } from '../../roles/peer-roles.js';
+import { httpTransport, syncWith, type SyncReport } from '../../sync/index.js';
 import type { CliContext } from '../context.js';
 import { openStore } from '../store-access.js';
 
@@ -25,12 +28,25 @@ export function registerSync(program: Command, ctx: CliContext): void {
       const local = await openStore(ctx);
       const store: EventStore = shard ? new ShardStore(local, shard) : local;
       if (shard) ctx.warn(`${url} holds shard ${shardText(shard)}: syncing only this store's tickets of that shard`);
-      const report = await syncWith(store, transport, {
-        direction: opts.pull ? 'pull' : opts.push ? 'push' : 'both',
-        onProgress: (line) => ctx.warn(line),
-      });
-      if (opts.json) ctx.json(report);
-      else ctx.out(`synced with ${url}: pulled ${report.pulled}, pushed ${report.pushed} (${report.rounds} round trip(s), ${report.reconcileBytesSent + report.reconcileBytesReceived} reconciliation bytes)`);
+      let report: SyncReport;
+      try {
+        report = await syncWith(store, transport, {
+          direction: opts.pull ? 'pull' : opts.push ? 'push' : 'both',
+          onProgress: (line) => ctx.warn(line),
+        });
+      } catch (e) {
+        // A peer that broke a limit is given up on for this run; --json says so in the report too.
+        if (opts.json && isCodedError(e)) ctx.json({ ok: false, peer: url, gaveUp: /^sync\/(peer-limit|timeout|bad-|refused|truncated|too-large)/.test(e.code), error: { code: e.code, message: e.message } });
+        throw e;
+      }
+      // The same events derive the same stages only under the same roles register: compare.
+      const roles = compareRoles(url, await effectiveRegister(store), await peerRolesDigest(url, shard ? { headers: { [SHARD_HEADER]: shardText(shard) } } : {}));
+      const differ = rolesDifferLine(roles);
+      if (opts.json) ctx.json({ ok: true, ...report, roles: { local: roles.local, peer: roles.peer ?? null, verdict: roles.verdict } });
+      else {
+        ctx.out(`synced with ${url}: pulled ${report.pulled}, pushed ${report.pushed} (${report.rounds} round trip(s), ${report.reconcileBytesSent + report.reconcileBytesReceived} reconciliation bytes)${report.truncated ? ' — more to do: run tik sync again' : ''}`);
+        if (differ) ctx.out(differ);
+      }
     });
 }
 
