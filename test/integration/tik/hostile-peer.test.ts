@@ -191,3 +191,19 @@ describe('tik serve against hostile peers and clients', () => {
     expect((await health(a.server)).status).toBe('ok');
   });
 });
+
+describe('tik sync against a hostile replica', () => {
+  it('gives up after --max-rounds and says so, with --json too', async () => {
+    const hostile = await fakePeer({ '/sync/v1/reconcile': (_q, _b, res) => res.end(endlessAnswer()) });
+    fakes.push(hostile);
+    const dir = await supportStore();
+    dirs.push(dir);
+    const text = await tik(dir, ['sync', hostile.url, '--max-rounds', '10']);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toMatch(/sync\/peer-limit: gave up after 10 reconciliation round trips/);
+    const js = await tik(dir, ['sync', hostile.url, '--max-rounds', '10', '--json']);
+    expect(js.code).toBe(1);
+    expect(JSON.parse(js.stdout)).toMatchObject({ ok: false, peer: hostile.url, gaveUp: true, error: { code: 'sync/peer-limit' } });
+    expect(hostile.calls.get('/sync/v1/reconcile')).toBe(20);
+  });
+});
