@@ -4,7 +4,7 @@ import { CodedError } from '../../core/errors.js';
 import { TikError } from '../errors.js';
 import { ShardStore } from '../shard/shard-store.js';
 import type { EventStore } from '../store/store.js';
-import { BUNDLE_MAGIC, BUNDLE_VERSION, decodeBundle } from '../sync/bundle.js';
+import { BUNDLE_MAGIC, BUNDLE_VERSION, decodeBundle, encodeBundle } from '../sync/bundle.js';
 import { SYNC_PATHS } from '../sync/http-transport.js';
 import { SYNC_LIMITS } from '../sync/limits.js';
 import { SyncResponder } from '../sync/responder.js';
@@ -13,6 +13,14 @@ import { readBody } from './read-body.js';
 import { RequestBudget } from './request-budget.js';
 import { SERVER_LIMITS, type ServerLimits } from './server-limits.js';
 import { TransferGate } from './transfer-gate.js';
+import { outcomeOf } from '../app/error-table.js';
+import { admitSigned } from './signed-admission.js';
+
+/** Who may sync: `authorize` throws a coded error to refuse; `admitSigned` judges pushed events by their signatures. */
+export interface SyncGuard {
+  readonly authorize?: (req: FastifyRequest) => void;
+  readonly admitSigned?: boolean;
+}
 
 /** The largest sync request body a replica accepts (a push bundle). */
 export const SYNC_BODY_LIMIT = SYNC_LIMITS.bundleBytes;
@@ -28,7 +36,7 @@ const STATUS: Readonly<Record<string, number>> = { 'sync/too-large': 413, 'sync/
  * memory they hold is bounded whatever their size; each client address may drive at most
  * `limits.reconcilePerMinute` reconciliation rounds.
  */
-export function syncRoutes(store: EventStore, options: ReconcileOptions & { readonly limits?: Partial<ServerLimits> } = {}) {
+export function syncRoutes(store: EventStore, options: ReconcileOptions & { readonly limits?: Partial<ServerLimits> } = {}, guard: SyncGuard = {}) {
   const limits = { ...SERVER_LIMITS, ...options.limits };
   const responder = new SyncResponder(store, { frameSizeLimit: 1 << 20, ...options, limits: { bundleBytes: limits.bundleBytes } });
   const gate = new TransferGate(limits.transfers, limits.transferQueue);
@@ -36,15 +44,16 @@ export function syncRoutes(store: EventStore, options: ReconcileOptions & { read
   return async function plugin(app: FastifyInstance): Promise<void> {
     // The body stays a stream: each route reads it under its own limit.
     app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
-    const handle = async (res: FastifyReply, f: () => Promise<Uint8Array | object>): Promise<unknown> => {
+    const handle = async (res: FastifyReply, f: () => Promise<Uint8Array | object>, req?: FastifyRequest): Promise<unknown> => {
       try {
+        if (req && guard.authorize) guard.authorize(req);
         const out = await f();
         if (out instanceof Uint8Array) return await res.type('application/octet-stream').send(Buffer.from(out.buffer, out.byteOffset, out.length));
         return await res.send(out);
       } catch (e) {
         if (e instanceof CodedError) {
-          const status = STATUS[e.code] ?? (PEER_FAULT.test(e.code) ? 400 : 500);
-          if (status === 413 || status === 411 || status === 503 || status === 429) {
+          const status = e.code.startsWith('auth/') ? outcomeOf(e.code).http : (STATUS[e.code] ?? (PEER_FAULT.test(e.code) ? 400 : 500));
+          if (status === 413 || status === 411 || status === 503 || status === 429 || status === 401 || status === 403) {
             // Do not read the rest of a refused body: answer, then drop the connection.
             res.header('connection', 'close');
             res.raw.once('finish', () => res.request.raw.destroy());
@@ -78,17 +87,24 @@ export function syncRoutes(store: EventStore, options: ReconcileOptions & { read
       handle(res, async () => {
         if (!budget.take(req.ip)) throw new TikError('sync/rate-limited', `${req.ip} drove more than ${limits.reconcilePerMinute} reconciliation rounds in a minute`, { where: 'reconcile', hint: 'an honest sync needs few rounds; retry later' });
         return responder.reconcile(await body(req, SYNC_LIMITS.reconcileBytes, 'a reconciliation message'));
-      }),
+      }, req),
     );
-    app.post(SYNC_PATHS.fetch, (req, res) => handle(res, () => gated(async () => responder.fetch(await body(req, 10 + 32 * SYNC_LIMITS.fetchIds, 'a fetch request')))));
+    app.post(SYNC_PATHS.fetch, (req, res) => handle(res, () => gated(async () => responder.fetch(await body(req, 10 + 32 * SYNC_LIMITS.fetchIds, 'a fetch request'))), req));
     app.post(SYNC_PATHS.push, (req, res) =>
-      handle(res, () =>
-        // The gate is taken before the body is read: a waiting push is held by TCP backpressure, not in memory.
-        gated(async () => {
-          const bytes = await body(req, limits.bundleBytes, 'a push bundle', isBundle, true);
-          if (store instanceof ShardStore) store.admitBundle(decodeBundle(bytes));
-          return responder.push(bytes);
-        }),
+      handle(
+        res,
+        () =>
+          // The gate is taken before the body is read: a waiting push is held by TCP backpressure, not in memory.
+          gated(async () => {
+            const bytes = await body(req, limits.bundleBytes, 'a push bundle', isBundle, true);
+            if (store instanceof ShardStore) store.admitBundle(decodeBundle(bytes));
+            if (!guard.admitSigned) return responder.push(bytes);
+            // Judge each event by its signature; push on only what is admitted, and say what was not.
+            const { bundle, refused } = await admitSigned(store, decodeBundle(bytes));
+            const summary = await responder.push(refused.length === 0 ? bytes : encodeBundle(bundle));
+            return refused.length === 0 ? summary : { ...summary, refused };
+          }),
+        req,
       ),
     );
   };

@@ -27,6 +27,7 @@ describe('the /admin/mv API', () => {
     dir = mkdtempSync(join(tmpdir(), 'shoal-mv-admin-'));
     writeFileSync(join(dir, 'orders.csv'), 'id,region,amount\n1,eu,10\n2,us,20\n');
     writeFileSync(join(dir, 'shoal.yaml'), `
+auth: {provider: none}
 domains: [{id: sales}]
 sources: [{id: orders-csv, type: csv, path: orders.csv}]
 tables:
@@ -52,7 +53,7 @@ roles:
 
   it('needs an admin role', async () => {
     expect((await call('GET', '/admin/mv', '')).body).toMatchObject({ error: { code: 'ROLE_REQUIRED' } });
-    expect(await call('GET', '/admin/mv', 'analyst')).toMatchObject({ status: 403, body: { error: { code: 'FORBIDDEN' } } });
+    expect(await call('GET', '/admin/mv', 'analyst')).toMatchObject({ status: 403, body: { error: { code: 'CAPABILITY_MISSING' } } });
     expect(await call('POST', '/admin/mv/sales.totals/refresh', 'nobody')).toMatchObject({ status: 403, body: { error: { code: 'ROLE_UNKNOWN' } } });
   });
 
@@ -176,6 +177,7 @@ describe('the /admin/mv API and /metrics while refreshes run', () => {
     dir = mkdtempSync(join(tmpdir(), 'shoal-mv-progress-'));
     writeOrders(10);
     writeFileSync(join(dir, 'shoal.yaml'), `
+auth: {provider: none}
 domains: [{id: sales}]
 sources: [{id: orders-csv, type: csv, path: ${join(dir, 'orders.csv')}}]
 tables:

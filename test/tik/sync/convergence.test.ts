@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadTicketAt } from '../../../src/tik/cli/store-access.js';
-import { statusView } from '../../../src/tik/cli/lenses.js';
+import { statusView } from '../../../src/tik/app/lenses.js';
 import { emit, readEdn } from '../../../src/tik/edn/index.js';
 import { Instant, Uuid, kw, ednMapOf, type EdnValue } from './edn-helpers.js';
 import { heads, mintEvent, parseEvent, parseProcess } from '../../../src/tik/kernel/index.js';

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { isMap, kw, readEdn } from '../../edn/index.js';
+import { emit, isMap, readEdn } from '../../edn/index.js';
 import { TikError } from '../../errors.js';
-import { parseEvent, parseRoleMap } from '../../kernel/index.js';
+import { parseRoleMap } from '../../kernel/index.js';
 import { effectiveRegister } from '../../roles/effective-register.js';
 import { ROLES_PROCESS, ROLES_PROCESS_TEXT, ROLES_TICKET, rolesTicketCreate } from '../../roles/roles-ticket.js';
 import type { CliContext } from '../context.js';
+import { printWarnings, serviceFor } from '../service.js';
 import { openStore } from '../store-access.js';
-import { appendChain, body } from '../write-events.js';
 import { printWritten } from '../written.js';
 
 /**
@@ -39,15 +39,15 @@ export function registerRoles(program: Command, ctx: CliContext): void {
       const register = readEdn(text, 'roles.edn');
       if (!isMap(register)) throw new TikError('store/bad-roles', 'roles.edn is not a map {role {:members [...]}}', { where: 'roles.edn', hint: 'e.g. {:triager {:members ["seb"]}}' });
       parseRoleMap(register, 'roles.edn', '');
-      const events = [];
-      for (const e of await store.events(ROLES_TICKET)) events.push(parseEvent(Buffer.from(e.bytes).toString('utf8'), e.id));
-      const written = await appendChain(ctx, store, ROLES_TICKET, events.length > 0 ? events : [rolesTicketCreate().event], [{ type: 'fact/assert', body: body({ 'fact/path': [kw('register')], 'fact/value': register }) }], async () => {
-        if ((await store.readProcessByHash(ROLES_PROCESS.hash)) === undefined) await store.archiveProcess(ROLES_PROCESS_TEXT);
-        if (events.length === 0) {
-          const c = rolesTicketCreate();
-          await store.append(ROLES_TICKET, c.event.id, Buffer.from(c.text, 'utf8'));
-        }
-      });
-      printWritten(ctx, ROLES_TICKET, written, opts.json);
+      // The ticket's create is the same bytes everywhere; write it (and its definition) once.
+      if ((await store.readProcessByHash(ROLES_PROCESS.hash)) === undefined) await store.archiveProcess(ROLES_PROCESS_TEXT);
+      if ((await store.events(ROLES_TICKET)).length === 0) {
+        const c = rolesTicketCreate();
+        await store.append(ROLES_TICKET, c.event.id, Buffer.from(c.text, 'utf8'));
+      }
+      const svc = await serviceFor(ctx, { write: true });
+      const r = await svc.assert({ actor: ctx.actor(), ticket: ROLES_TICKET, facts: [{ key: 'register', value: emit(register) }] });
+      printWarnings(ctx, r.warnings);
+      printWritten(ctx, r.value, opts.json);
     });
 }

@@ -8,6 +8,7 @@ import { isCodedError } from '../../../core/errors.js';
 import { effectiveRegister } from '../../roles/effective-register.js';
 import { compareRoles, peerRolesDigest, rolesDifferLine } from '../../roles/peer-roles.js';
 import { httpTransport, syncWith, type SyncReport } from '../../sync/index.js';
+import { tokenHeaders } from '../remote-store.js';
 import type { CliContext } from '../context.js';
 import { openStore } from '../store-access.js';
 
@@ -33,7 +34,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
       if (!(Number.isInteger(rounds) && rounds >= 1 && rounds <= 1_000_000)) throw new TikError('cli/usage', `--max-rounds must be an integer between 1 and 1000000, got ${JSON.stringify(opts.maxRounds)}`, { where: '--max-rounds', hint: 'e.g. --max-rounds 2048' });
       // A sharded replica reconciles only its shard: sync exactly that part of this store, saying which.
       const shard = await peerShard(url);
-      const transport = httpTransport(url, { timeoutMs: Math.round(timeout * 1000), ...(shard ? { headers: { [SHARD_HEADER]: shardText(shard) } } : {}) });
+      const transport = httpTransport(url, { timeoutMs: Math.round(timeout * 1000), headers: { ...tokenHeaders(ctx), ...(shard ? { [SHARD_HEADER]: shardText(shard) } : {}) } });
       const local = await openStore(ctx);
       const store: EventStore = shard ? new ShardStore(local, shard) : local;
       if (shard) ctx.warn(`${url} holds shard ${shardText(shard)}: syncing only this store's tickets of that shard`);
@@ -50,7 +51,7 @@ export function registerSync(program: Command, ctx: CliContext): void {
         throw e;
       }
       // The same events derive the same stages only under the same roles register: compare.
-      const roles = compareRoles(url, await effectiveRegister(store), await peerRolesDigest(url, shard ? { headers: { [SHARD_HEADER]: shardText(shard) } } : {}));
+      const roles = compareRoles(url, await effectiveRegister(store), await peerRolesDigest(url, { headers: { ...tokenHeaders(ctx), ...(shard ? { [SHARD_HEADER]: shardText(shard) } : {}) } }));
       const differ = rolesDifferLine(roles);
       if (opts.json) ctx.json({ ok: true, ...report, roles: { local: roles.local, peer: roles.peer ?? null, verdict: roles.verdict } });
       else {

@@ -6,9 +6,8 @@ import type { EventStore, StoredEvent } from '../store/store.js';
 
 /** How many tickets' event reads a listing keeps in flight. */
 const READ_AHEAD = 16;
-import type { CliContext } from './context.js';
 import { pinOf } from './pin.js';
-import { parseStoredEvents, readRegister } from './store-access.js';
+import { parseStoredEvents, readRegister } from './ticket-loader.js';
 
 /** One ticket of a store-wide read (`ls`, `next`). */
 export interface LoadedTicket {
@@ -22,12 +21,27 @@ export interface LoadedTicket {
   readonly missingParents: readonly string[];
 }
 
+/** A ticket a listing left out, and why (JSON: `{ticket, code, message}`). */
+export interface SkippedTicket {
+  readonly ticket: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** What a store-wide read loaded, and the tickets it had to skip. */
+export interface TicketSet {
+  readonly tickets: readonly LoadedTicket[];
+  readonly skipped: readonly SkippedTicket[];
+}
+
 /**
- * Load every ticket of the store for a cross-ticket lens. Definitions are parsed once per hash.
- * A ticket that cannot be read or derived (malformed event, bytes not matching the name,
- * unresolvable definition, unknown guard operator) is reported on stderr and skipped, and the run exits 1; the others still show.
+ * Load every ticket of the store for a cross-ticket lens, leniently. Definitions are parsed once
+ * per hash. A ticket that cannot be read or derived (malformed event, bytes not matching the name,
+ * unresolvable definition, unknown guard operator) is skipped and reported in `skipped`; the
+ * others still show. Only a failure of the store itself (listing its tickets) throws.
  */
-export async function loadAllTickets(ctx: CliContext, store: EventStore, now: Instant): Promise<LoadedTicket[]> {
+export async function loadTicketSet(store: EventStore, now: Instant): Promise<TicketSet> {
+  const skipped: SkippedTicket[] = [];
   const register = await readRegister(store);
   const defs = new Map<string, ProcessDef | undefined>();
   const rolesByDef = new Map<ProcessDef, Roles>();
@@ -51,7 +65,7 @@ export async function loadAllTickets(ctx: CliContext, store: EventStore, now: In
     delete fetched[i];
     try {
       if (!read.ok) throw read.error;
-      const events = parseStoredEvents(ticket, read.stored, store.location);
+      const events = parseStoredEvents(ticket, read.stored);
       const { hash, name } = pinOf(events);
       const cacheKey = hash ?? `name:${name ?? ''}`;
       let def = defs.get(cacheKey);
@@ -60,8 +74,7 @@ export async function loadAllTickets(ctx: CliContext, store: EventStore, now: In
         defs.set(cacheKey, def);
       }
       if (!def) {
-        ctx.warn(`ticket ${ticket}: its process definition cannot be found (${hash ?? name ?? 'no create event'}); skipped`);
-        ctx.fail(1);
+        skipped.push({ ticket, code: 'process/unresolved', message: `its process definition cannot be found (${hash ?? name ?? 'no create event'})` });
         continue;
       }
       let roles = rolesByDef.get(def);
@@ -74,11 +87,10 @@ export async function loadAllTickets(ctx: CliContext, store: EventStore, now: In
       out.push({ ticket, events, def, roles, derived: derive(def, events, now, roles), missingParents: [...missingParents(events)].sort() });
     } catch (e) {
       if (!isCodedError(e)) throw e;
-      ctx.warn(`ticket ${ticket}: ${e.describe()}`);
-      ctx.fail(1);
+      skipped.push({ ticket, code: e.code, message: e.message });
     }
   }
-  return out;
+  return { tickets: out, skipped };
 }
 
 async function findDefinition(store: EventStore, hash: string | undefined, name: string | undefined): Promise<ProcessDef | undefined> {
