@@ -96,7 +96,8 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   });
   const authorship: Authorship = options.authorship ?? { mode: 'closed' };
   const hidden = [...new Set([options.root, options.store.location, options.cwd ?? options.root])];
-  const gateway = sharded ? new ShardGateway(service, store as ShardStore, new ShardDirectory(shard, [...new Set([...(options.shardPeers ?? []), ...(options.peers ?? [])])])) : undefined;
+  const peerAuth: Record<string, string> = options.peerToken ? { authorization: `Bearer ${options.peerToken}` } : {};
+  const gateway = sharded ? new ShardGateway(service, store as ShardStore, new ShardDirectory(shard, [...new Set([...(options.shardPeers ?? []), ...(options.peers ?? [])])]), peerAuth) : undefined;
   // Every error answer has one shape: {error: {code, message, hint?}}; never a stack trace.
   app.setErrorHandler((err: FastifyError, _req, res) => {
     if (isCodedError(err)) {
@@ -115,11 +116,11 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   app.addHook('onRequest', shardGuard(shard));
   await app.register(syncRoutes(store, {}, { authorize: (req) => authorizeSync(authorship, req), ...(authorship.mode === 'signed' ? { admitSigned: true } : {}) }));
   await app.register(apiRoutes({ service, authorship, hidden, gateway }));
-  if (gateway) await app.register(shardLocalRoutes(gateway));
+  if (gateway) await app.register(shardLocalRoutes(gateway, (req) => authorizeSync(authorship, req)));
   await app.register(boardPage(gateway ? () => gateway.lsAllRows() : serviceBoardRows(service), authorship, hidden));
   app.get('/health', async () => ({ status: 'ok', store: options.store.kind, peers: options.peers ?? [], shard: shardText(shard), shardPeers: options.shardPeers ?? [] }));
   const log = { info: (o: object, m: string) => app.log.info(o, m), warn: (o: object, m: string) => app.log.warn(o, m) };
-  const headers: Record<string, string> = { ...(sharded ? { [SHARD_HEADER]: shardText(shard) } : {}), ...(options.peerToken ? { authorization: `Bearer ${options.peerToken}` } : {}) };
+  const headers: Record<string, string> = { ...(sharded ? { [SHARD_HEADER]: shardText(shard) } : {}), ...peerAuth };
   const antiEntropy = new AntiEntropy(store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log, (url) => httpTransport(url, { headers }));
   const effects = options.effects ? await openEffects(options.effects, { store, now: options.effects.now, cwd: options.cwd ?? options.root, log }) : undefined;
   if (effects) await app.register(effects.routes);
