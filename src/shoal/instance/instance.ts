@@ -12,6 +12,10 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { isCodedError } from '../../core/errors.js';
+import { createAuthenticator } from '../auth/authenticator.js';
+import type { EdgeAuth } from '../auth/edge-auth.js';
+import { DEFAULT_AUTH } from '../config/auth-config.js';
+import { openIdentityStore, type IdentityStore } from '../registry/identity-store.js';
 import { openSqlClient } from '../../core/sql/open-sql-client.js';
 import type { SqlClient } from '../../core/sql/sql-client.js';
 import { ResultCache, type ResultCacheOptions } from '../cache/result-cache.js';
@@ -37,6 +41,7 @@ import { MetricsRegistry } from '../server/metrics.js';
 import type { HealthReport, QueryRequest, QueryResult, QueryService } from '../server/query-service.js';
 import { quoteIdent } from '../sources/pushdown-sql.js';
 import { SourcePool } from '../sources/source-pool.js';
+import { limitToDomains } from '../sql/domain-scope.js';
 import { directDialectOf } from '../sql/route.js';
 import { normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
 import type { SourceDialect } from '../sources/source-driver.js';
@@ -124,6 +129,9 @@ export class ShoalInstance implements QueryService {
   results: ResultCache | undefined;
   /** The hot-table cache (src/shoal/cache/hot-cache.ts); undefined when turned off. */
   hot: HotCache | undefined;
+  /** How the HTTP edge authenticates callers (the config's `auth:`, users and tokens of the registry). */
+  auth: EdgeAuth | undefined;
+  private identities: IdentityStore | undefined;
 
   private constructor(
     readonly registry: Registry,
@@ -143,6 +151,15 @@ export class ShoalInstance implements QueryService {
       if (options.importConfig ?? true) await registry.importConfig(withAbsolutePaths(options.config, options.baseDir));
       engine = await DuckDbEngine.create({ env: options.env ?? process.env });
       instance = new ShoalInstance(registry, engine, options);
+      instance.identities = await openIdentityStore(url, { baseDir: options.baseDir });
+      const authConfig = options.config.auth ?? DEFAULT_AUTH;
+      const self = instance;
+      instance.auth = {
+        authenticator: createAuthenticator({ auth: authConfig, store: instance.identities, baseDir: options.baseDir }),
+        config: authConfig,
+        store: instance.identities,
+        roles: async () => self.state?.model.roles ?? [],
+      };
       if (options.resultCache !== false) instance.results = await ResultCache.open(options.config.stateful.cache, { ...options.resultCache, metrics: instance.metrics });
       instance.hot = await instance.openHot();
       await instance.openMvs(url);
@@ -159,6 +176,7 @@ export class ShoalInstance implements QueryService {
       await instance?.results?.close().catch(() => undefined);
       await instance?.hot?.close().catch(() => undefined);
       await instance?.mvDb?.close().catch(() => undefined);
+      await instance?.identities?.close().catch(() => undefined);
       await engine?.close().catch(() => undefined);
       await registry.close().catch(() => undefined);
       throw e;
@@ -341,7 +359,8 @@ export class ShoalInstance implements QueryService {
       });
     }
     // result cache fast path: a repeat of a cacheable request is answered before planning
-    const remembered = await this.results?.lookupRequest({ epoch: state.epoch, role: req.role, sql: req.sql, vars: req.vars });
+    // (not for a domain-scoped request: its answer depends on the tables, known only once planned)
+    const remembered = req.domains ? undefined : await this.results?.lookupRequest({ epoch: state.epoch, role: req.role, sql: req.sql, vars: req.vars });
     if (remembered) return remembered;
     // hot tables: bound (engine route only) to the cached rows; the governed subquery wraps them as it wraps the live relation
     const hot = new Map<string, { relation: string; body: string }>();
@@ -350,7 +369,9 @@ export class ShoalInstance implements QueryService {
       if (b) hot.set(key, b);
       return b?.relation;
     };
-    const planned = planQuery({ sql: req.sql, role: req.role, vars: req.vars }, state.governance, this.hot ? { hotRelation } : {});
+    // a domain-scoped identity reads only its domains' tables; any other is unknown to it, as a missing one
+    const governance = req.domains ? limitToDomains(state.governance, req.domains) : state.governance;
+    const planned = planQuery({ sql: req.sql, role: req.role, vars: req.vars }, governance, this.hot ? { hotRelation } : {});
     const inlined = planned.hot ?? [];
     if (planned.route.kind === 'engine') this.hot?.account(planned.tables, new Set(inlined));
     // MVs the query reads are bound to their published snapshot, or to live view_sql (x-shoal-mv says which)
@@ -379,6 +400,7 @@ export class ShoalInstance implements QueryService {
       return keep({
         columns,
         headers,
+        tables: plan.tables,
         batches: (async function* () {
           yield normalizeRows(fetched.rows, classes);
         })(),
@@ -394,6 +416,7 @@ export class ShoalInstance implements QueryService {
     return keep({
       columns: columns.map((c, i) => ({ name: c.name, type: c.type !== 'unknown' ? c.type : (engineColumns?.[i]?.type ?? c.type) })),
       headers,
+      tables: plan.tables,
       batches: (async function* () {
         let next = first;
         while (!next.done) {
@@ -413,6 +436,7 @@ export class ShoalInstance implements QueryService {
     await this.pool.closeAll().catch(() => undefined);
     await this.registry.close().catch(() => undefined);
     await this.mvDb?.close().catch(() => undefined);
+    await this.identities?.close().catch(() => undefined);
     if (this.mvLocalDir) await rm(this.mvLocalDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
