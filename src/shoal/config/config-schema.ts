@@ -13,6 +13,7 @@ import {
   SOURCE_TYPES,
   TRUNCATE_PRECISIONS,
 } from './model.js';
+import { BYTE_SIZE } from './limits.js';
 
 /** Numbers may arrive as strings after env interpolation (`port: ${env:PGPORT:-5432}`). */
 const int = z.preprocess((v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v), z.number().int());
@@ -124,6 +125,29 @@ export const hotTablesSchema = z.object({
   max_bytes: optional(nonNegInt),
 });
 
+const positiveInt = int.pipe(z.number().int().min(1));
+const seconds = z.preprocess(
+  (v) => (typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v),
+  z.number().positive().max(86_400, { message: 'must be at most 86400 seconds (a day)' }),
+);
+const byteSize = z.string().regex(BYTE_SIZE, { message: 'expected a size such as 512MB, 2GB or 1.5GiB' });
+
+/** `server.limits`: upstream's `request_timeout`, and the limits shoal adds (./limits.ts). */
+export const limitsSchema = z.object({
+  request_timeout: optional(seconds),
+  max_sql_bytes: optional(positiveInt.pipe(z.number().max(4 * 1024 * 1024, { message: 'must be at most 4194304 (the request body limit)' }))),
+  max_sql_literals: optional(positiveInt),
+  max_sql_tokens: optional(positiveInt),
+  max_sql_depth: optional(positiveInt),
+  max_concurrent_queries: optional(positiveInt),
+  memory_limit: optional(byteSize),
+  max_temp_directory_size: optional(byteSize),
+});
+
+export const serverSchema = z.object({
+  limits: optional(limitsSchema),
+});
+
 export const configSchema = z.object({
   federation_engine: optional(z.enum(FEDERATION_ENGINES)),
   federation_engine_url: optional(name),
@@ -137,6 +161,7 @@ export const configSchema = z.object({
   relationships: optional(z.array(relationshipSchema)),
   roles: optional(z.array(roleSchema)),
   rls_rules: optional(z.array(rlsRuleSchema)),
+  server: optional(serverSchema),
 });
 
 export type RawConfig = z.output<typeof configSchema>;
@@ -187,12 +212,24 @@ export const CONFIG_KEYS: KeyCatalog = {
   known: keysOf(configSchema),
   unsupported: [
     'federation_engine_host', 'federation_engine_port', 'trino', 'naming', 'warm_tables', 'materialized_views',
-    'views', 'server', 'auth', 'observability', 'security', 'functions', 'webhooks', 'metrics', 'api_sources',
+    'views', 'auth', 'observability', 'security', 'functions', 'webhooks', 'metrics', 'api_sources',
     'kafka', 'event_queue', 'graphql', 'grpc', 'flight', 'tenants', 'platform', 'org_settings', 'limits',
     'governance', 'lineage', 'catalog', 'scheduler', 'notifications', 'plugins',
   ],
   children: {
     control_plane: { kind: 'control_plane', known: keysOf(controlPlaneSchema), unsupported: [] },
+    server: {
+      kind: 'server',
+      known: keysOf(serverSchema),
+      unsupported: ['hostname', 'port', 'grpc_port', 'flight_port'],
+      children: {
+        limits: {
+          kind: 'server.limits',
+          known: keysOf(limitsSchema),
+          unsupported: ['default_row_limit', 'trino_query_timeout', 'engine_query_timeout', 'retry_budget_secs'],
+        },
+      },
+    },
     cache: { kind: 'cache', known: keysOf(cacheSchema), unsupported: ['encryption_key', 'key_prefix', 'result_cache'] },
     hot_tables: { kind: 'hot_tables', known: keysOf(hotTablesSchema), unsupported: ['encryption_key'] },
     sources: source,

@@ -30,6 +30,7 @@ import {
   type ShoalConfig,
   type StatefulConfig,
 } from './model.js';
+import { DEFAULT_LIMITS, type LimitsConfig } from './limits.js';
 import { isSecretReference } from './secret.js';
 import { readYamlTree, type Position } from './yaml-tree.js';
 
@@ -139,7 +140,7 @@ export function checkConfigText(text: string, env: Env = process.env): ConfigChe
   const checked = checkCatalog(resolved.catalog);
   errors.push(...[...resolved.errors, ...checked.errors].filter((i) => !reported.has(i.path)));
   warnings.push(...checked.warnings);
-  const config: ShoalConfig = deepFreeze({ ...resolved.catalog, stateful: normaliseStateful(raw) });
+  const config: ShoalConfig = deepFreeze({ ...resolved.catalog, stateful: normaliseStateful(raw), limits: normaliseLimits(raw) });
   return finish(errors, warnings, config, locate);
 }
 
@@ -308,4 +309,8 @@ function normaliseStateful(raw: RawConfig): StatefulConfig {
       federation_engine_url: raw.federation_engine_url,
     }),
   ) as StatefulConfig;
+}
+
+function normaliseLimits(raw: RawConfig): LimitsConfig {
+  return deepFreeze({ ...DEFAULT_LIMITS, ...dropUndefined(raw.server?.limits ?? {}) }) as LimitsConfig;
 }

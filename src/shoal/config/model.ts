@@ -15,6 +15,7 @@
  * - Every value is deeply frozen by the `make*` constructors; nothing mutates a model value.
  */
 import { ShoalError } from '../errors.js';
+import type { LimitsConfig } from './limits.js';
 
 // ---------------------------------------------------------------------------------------------
 // Enumerations
@@ -213,6 +214,8 @@ export interface CatalogModel {
 /** A whole loaded config file: the catalog plus the stateful components. */
 export interface ShoalConfig extends CatalogModel {
   readonly stateful: StatefulConfig;
+  /** `server.limits`: what no role can exceed (./limits.ts). */
+  readonly limits: LimitsConfig;
 }
 
 // ---------------------------------------------------------------------------------------------
