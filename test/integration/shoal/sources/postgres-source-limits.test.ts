@@ -58,6 +58,8 @@ describe.skipIf(postgres.skip)('PostgreSQL source limits', () => {
   });
 
   afterAll(async () => {
+    // never leave a sleeping statement on the shared server, even when a test failed
+    await admin.query("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(20)%' AND pid <> pg_backend_pid()");
     for (const d of drivers) await d.close().catch(() => undefined);
     await admin?.end();
   });
