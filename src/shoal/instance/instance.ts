@@ -322,6 +322,10 @@ export class ShoalInstance implements QueryService {
     return this.state !== undefined;
   }
 
+  get maxConcurrentQueries(): number {
+    return this.options.config.limits.max_concurrent_queries;
+  }
+
   async health(): Promise<HealthReport> {
     const dependencies: Record<string, 'ok' | 'unavailable'> = {};
     try {

@@ -1,6 +1,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DEFAULT_LIMITS } from '../config/limits.js';
 import { ShoalError } from '../errors.js';
+import { ConcurrencyLimit } from './concurrency-limit.js';
+import { principalIdOf } from './principal-id.js';
 import { csvCell, toWireValue } from './json-value.js';
 import type { MetricsRegistry } from './metrics.js';
 import type { ColumnInfo, QueryService } from './query-service.js';
@@ -81,8 +84,18 @@ const CONTENT_TYPE: Record<Format, string> = {
 export function dataPlugin(service: QueryService, metrics: MetricsRegistry) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     metrics.declare('shoal_queries_total', 'SQL queries received, by outcome');
+    const concurrency = new ConcurrencyLimit(service.maxConcurrentQueries ?? DEFAULT_LIMITS.max_concurrent_queries);
     app.post('/data/sql', { schema: { body: sqlBodySchema } }, async (req: FastifyRequest<{ Body: SqlBody }>, reply: FastifyReply) => {
       if (!service.isReady()) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
+      const release = concurrency.tryAcquire(principalIdOf(req));
+      if (release === undefined) {
+        reply.header('retry-after', '1');
+        throw new ShoalError('TOO_MANY_CONCURRENT_QUERIES', `this principal already has ${concurrency.max} queries running on this instance`, {
+          hint: 'wait for a running query to finish (see Retry-After), or ask the operator about server.limits.max_concurrent_queries',
+        });
+      }
+      // The slot is held until the response is over: finished, failed, or the client went away.
+      reply.raw.once('close', release);
       const header = req.headers['x-provisa-role'];
       const role = req.body.role ?? (Array.isArray(header) ? header[0] : header);
       const controller = new AbortController();

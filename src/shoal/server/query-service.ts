@@ -31,6 +31,8 @@ export interface HealthReport {
 export interface QueryService {
   /** The service's own metrics registry (cache tiers report into it); `/metrics` serves it when the app is given none. */
   readonly metrics?: MetricsRegistry;
+  /** Requests one principal may have running at once (`server.limits.max_concurrent_queries`); default 16. */
+  readonly maxConcurrentQueries?: number;
   /** True once the engine catalog has been built from the registry. */
   isReady(): boolean;
   health(): Promise<HealthReport>;
