@@ -459,6 +459,12 @@ export class DuckDbEngine implements Engine {
     const conn = await this.instance.connect();
     const onAbort = (): void => conn.interrupt();
     signal?.addEventListener('abort', onAbort);
+    // An abort while connecting fired before the listener existed: nothing would interrupt the statement.
+    if (signal?.aborted) {
+      signal.removeEventListener('abort', onAbort);
+      conn.closeSync();
+      throw cancelled(signal);
+    }
     const landed = new Set<string>();
     const landedTables: string[] = [];
     // Tables landed with a projection: if the query reads a column outside it, land them whole.
