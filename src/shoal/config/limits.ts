@@ -30,7 +30,7 @@ export const DEFAULT_LIMITS: LimitsConfig = deepFreeze({
   request_timeout: 60,
   max_sql_bytes: 65_536,
   max_sql_literals: 1_000,
-  max_sql_tokens: 4_000,
+  max_sql_tokens: 2_000,
   max_sql_depth: 32,
   max_concurrent_queries: 16,
 });
