@@ -23,9 +23,22 @@ export interface Principal {
   readonly roles: readonly string[] | '*';
   /** The role used when the request names none. */
   readonly defaultRole?: string;
-  /** Session values from the identity (claims, user attributes); RLS reads these. */
+  /** Session values from the identity (claims, user attributes); RLS reads these. Canonical names. */
   readonly vars: Readonly<Record<string, string>>;
+  /**
+   * Upstream's `role_id:domain_id` assignments: a role listed here may be used only on these
+   * domains (a role absent here, or assigned with `'*'`, is not limited).
+   */
+  readonly scopes?: Readonly<Record<string, readonly string[]>>;
 }
+
+/** Whether the client may set any session variable (the operator, and everyone under `provider: none`). */
+export function setsAnyVar(p: Principal): boolean {
+  return p.kind === 'operator' || p.kind === 'anonymous';
+}
+
+/** The local CLI's principal: it holds the config and its secrets already. */
+export const OPERATOR: Principal = Object.freeze({ id: 'operator:local', kind: 'operator', roles: '*', vars: Object.freeze({}) });
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { isCodedError } from '../../core/errors.js';
 import { packageVersion } from '../../core/version.js';
 import { registerConfigCheck } from './commands/config-check.js';
+import { registerCredentials } from './commands/credentials.js';
 import { registerDemo } from './commands/demo.js';
 import { registerMvCheck } from './commands/mv-check.js';
 import { registerQuery } from './commands/query.js';
@@ -25,6 +26,7 @@ export function buildShoalProgram(): Command {
   registerQuery(program);
   registerConfigCheck(program);
   registerMvCheck(program);
+  registerCredentials(program);
   return program;
 }
 

@@ -4,6 +4,7 @@
  * table/domain/role, relationship endpoints, role inheritance, masking combinations. Issue paths use
  * the catalog's list indices (`tables[2].columns[0].mask_type`), which match the YAML's.
  */
+import { checkMaskReplacement, parseMaskPattern } from '../sql/mask-regex.js';
 import { derivedCycle, planDerivedTables } from '../mv/derived-graph.js';
 import { isDerivedTable } from '../mv/mv-relation.js';
 import { admitMaterializedView } from '../sql/determinism.js';
@@ -195,14 +196,16 @@ export function checkCatalog(catalog: CatalogModel): CatalogCheck {
         break;
       case 'regex':
         if (c.mask_pattern === undefined) err('CONFIG_MISSING_FIELD', child(at, 'mask_pattern'), 'mask_type regex needs mask_pattern');
-        else {
-          try {
-            new RegExp(c.mask_pattern);
-          } catch (e) {
-            err('CONFIG_INVALID_REGEX', child(at, 'mask_pattern'), `invalid regular expression: ${(e as Error).message}`);
+        if (c.mask_replace === undefined) err('CONFIG_MISSING_FIELD', child(at, 'mask_replace'), 'mask_type regex needs mask_replace', 'use $1-style group references, e.g. "$1***$2"');
+        if (c.mask_pattern !== undefined) {
+          // only the regex subset whose meaning agrees on every route (mask-regex.ts) is accepted
+          const parsed = parseMaskPattern(c.mask_pattern);
+          if (!parsed.ok) err('CONFIG_INVALID_REGEX', child(at, 'mask_pattern'), `mask_pattern is not in the certified regex subset: ${parsed.reason}`, parsed.hint);
+          else if (c.mask_replace !== undefined) {
+            const r = checkMaskReplacement(c.mask_replace, parsed.regex);
+            if (!r.ok) err('CONFIG_INVALID_REGEX', child(at, 'mask_replace'), `mask_replace: ${r.reason}`, r.hint);
           }
         }
-        if (c.mask_replace === undefined) err('CONFIG_MISSING_FIELD', child(at, 'mask_replace'), 'mask_type regex needs mask_replace', 'use $1-style group references, e.g. "$1***$2"');
         if (type !== undefined && !STRING_TYPE.test(type)) err('CONFIG_INVALID_COMBINATION', child(at, 'mask_type'), `regex masking applies to string columns, not ${type}`, 'use constant masking for non-string columns');
         for (const key of ['mask_value', 'mask_precision'] as const) if (c[key] !== undefined) err('CONFIG_INVALID_COMBINATION', child(at, key), `${key} does not apply to mask_type regex`);
         break;

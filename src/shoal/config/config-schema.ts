@@ -13,7 +13,9 @@ import {
   SOURCE_TYPES,
   TRUNCATE_PRECISIONS,
 } from './model.js';
-import { BYTE_SIZE } from './limits.js';
+import { AUDIT_KEYS, auditSchema } from './audit-config.js';
+import { AUTH_PROVIDERS } from './auth-config.js';
+import { SERVER_KEYS, serverSchema } from './server-config.js';
 
 /** Numbers may arrive as strings after env interpolation (`port: ${env:PGPORT:-5432}`). */
 const int = z.preprocess((v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v), z.number().int());
@@ -125,30 +127,48 @@ export const hotTablesSchema = z.object({
   max_bytes: optional(nonNegInt),
 });
 
-const positiveInt = int.pipe(z.number().int().min(1));
-const seconds = z.preprocess(
-  (v) => (typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v),
-  z.number().positive().max(86_400, { message: 'must be at most 86400 seconds (a day)' }),
-);
-const byteSize = z.string().regex(BYTE_SIZE, { message: 'expected a size such as 512MB, 2GB or 1.5GiB' });
-
-/** `server.limits`: upstream's `request_timeout`, and the limits shoal adds (./limits.ts). */
-export const limitsSchema = z.object({
-  request_timeout: optional(seconds),
-  max_sql_bytes: optional(positiveInt.pipe(z.number().max(4 * 1024 * 1024, { message: 'must be at most 4194304 (the request body limit)' }))),
-  max_sql_literals: optional(positiveInt),
-  max_sql_tokens: optional(positiveInt),
-  max_sql_depth: optional(positiveInt),
-  max_concurrent_queries: optional(positiveInt),
-  memory_limit: optional(byteSize),
-  max_temp_directory_size: optional(byteSize),
+const oidcSchema = z.object({
+  issuer: name,
+  // one audience or a list (a token must name at least one)
+  audience: z.union([name, z.array(name).min(1)]),
+  jwks_url: optional(name),
+  jwks_file: optional(name),
+  algorithms: optional(z.array(name).min(1)),
+  clock_skew_seconds: optional(nonNegInt),
+  role_claim: optional(name),
+  subject_claim: optional(name),
+  jwks_cache_seconds: optional(nonNegInt),
+  jwks_cooldown_seconds: optional(nonNegInt),
 });
 
-export const serverSchema = z.object({
-  limits: optional(limitsSchema),
+const roleMappingSchema = z.object({
+  claim: name,
+  value: optional(str),
+  contains: optional(str),
+  provisa_role: name,
+});
+
+const assignmentSchema = z.object({ role_id: name, domain_id: optional(name) });
+
+const sessionVarSchema = z.object({
+  name,
+  claim: optional(name),
+  role_values: optional(z.record(z.string(), str)),
+  client_settable: optional(bool),
+});
+
+export const authSchema = z.object({
+  // upstream's generic OIDC provider is called oauth
+  provider: optional(z.preprocess((v) => (v === 'oauth' ? 'oidc' : v), z.enum(AUTH_PROVIDERS))),
+  oidc: optional(oidcSchema),
+  role_mapping: optional(z.array(roleMappingSchema)),
+  default_role: optional(name),
+  default_assignments: optional(z.array(assignmentSchema)),
+  session_vars: optional(z.array(sessionVarSchema)),
 });
 
 export const configSchema = z.object({
+  auth: optional(authSchema),
   federation_engine: optional(z.enum(FEDERATION_ENGINES)),
   federation_engine_url: optional(name),
   materialize_store_url: optional(name),
@@ -162,9 +182,11 @@ export const configSchema = z.object({
   roles: optional(z.array(roleSchema)),
   rls_rules: optional(z.array(rlsRuleSchema)),
   server: optional(serverSchema),
+  audit: optional(auditSchema),
 });
 
 export type RawConfig = z.output<typeof configSchema>;
+export type RawAuth = z.output<typeof authSchema>;
 export type RawSource = z.output<typeof sourceSchema>;
 export type RawTable = z.output<typeof tableSchema>;
 export type RawColumn = z.output<typeof columnSchema>;
@@ -212,24 +234,23 @@ export const CONFIG_KEYS: KeyCatalog = {
   known: keysOf(configSchema),
   unsupported: [
     'federation_engine_host', 'federation_engine_port', 'trino', 'naming', 'warm_tables', 'materialized_views',
-    'views', 'auth', 'observability', 'security', 'functions', 'webhooks', 'metrics', 'api_sources',
+    'views', 'observability', 'security', 'functions', 'webhooks', 'metrics', 'api_sources',
     'kafka', 'event_queue', 'graphql', 'grpc', 'flight', 'tenants', 'platform', 'org_settings', 'limits',
     'governance', 'lineage', 'catalog', 'scheduler', 'notifications', 'plugins',
   ],
   children: {
-    control_plane: { kind: 'control_plane', known: keysOf(controlPlaneSchema), unsupported: [] },
-    server: {
-      kind: 'server',
-      known: keysOf(serverSchema),
-      unsupported: ['hostname', 'port', 'grpc_port', 'flight_port'],
+    auth: {
+      kind: 'auth',
+      known: keysOf(authSchema),
+      unsupported: ['superuser', 'simple', 'firebase', 'keycloak', 'oauth', 'assignments_source', 'scram', 'login_throttle'],
       children: {
-        limits: {
-          kind: 'server.limits',
-          known: keysOf(limitsSchema),
-          unsupported: ['default_row_limit', 'trino_query_timeout', 'engine_query_timeout', 'retry_budget_secs'],
-        },
+        oidc: { kind: 'auth.oidc', known: keysOf(oidcSchema), unsupported: ['discovery_url', 'client_id', 'client_secret'] },
+        role_mapping: { kind: 'role mapping rule', known: keysOf(roleMappingSchema), unsupported: ['type'] },
+        default_assignments: { kind: 'default assignment', known: keysOf(assignmentSchema), unsupported: [] },
+        session_vars: { kind: 'session variable', known: keysOf(sessionVarSchema), unsupported: [] },
       },
     },
+    control_plane: { kind: 'control_plane', known: keysOf(controlPlaneSchema), unsupported: [] },
     cache: { kind: 'cache', known: keysOf(cacheSchema), unsupported: ['encryption_key', 'key_prefix', 'result_cache'] },
     hot_tables: { kind: 'hot_tables', known: keysOf(hotTablesSchema), unsupported: ['encryption_key'] },
     sources: source,
@@ -238,5 +259,7 @@ export const CONFIG_KEYS: KeyCatalog = {
     relationships: { kind: 'relationship', known: keysOf(relationshipSchema), unsupported: ['description', 'join_type'] },
     roles: { kind: 'role', known: keysOf(roleSchema), unsupported: ['rate_limit', 'relationship_guard', 'description'] },
     rls_rules: { kind: 'rls rule', known: keysOf(rlsRuleSchema), unsupported: ['description'] },
+    server: SERVER_KEYS,
+    audit: AUDIT_KEYS,
   },
 };

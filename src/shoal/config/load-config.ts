@@ -11,8 +11,11 @@ import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { parseSqlUrl } from '../../core/sql/sql-url.js';
 import { ShoalError } from '../errors.js';
+import { checkAuth } from './auth-checks.js';
 import { checkCatalog, resolveTableReferences } from './catalog-checks.js';
 import { child, formatIssue, item, pathOf, type ConfigIssue } from './config-issue.js';
+import { normaliseAudit } from './audit-config.js';
+import { normaliseServer } from './server-config.js';
 import { CONFIG_KEYS, configSchema, type KeyCatalog, type RawConfig } from './config-schema.js';
 import { didYouMean } from './did-you-mean.js';
 import type { Env } from './env-interpolation.js';
@@ -30,7 +33,7 @@ import {
   type ShoalConfig,
   type StatefulConfig,
 } from './model.js';
-import { DEFAULT_LIMITS, type LimitsConfig } from './limits.js';
+import { normaliseLimits } from './limits.js';
 import { isSecretReference } from './secret.js';
 import { readYamlTree, type Position } from './yaml-tree.js';
 
@@ -138,9 +141,10 @@ export function checkConfigText(text: string, env: Env = process.env): ConfigChe
   const catalog = normaliseCatalog(raw);
   const resolved = resolveTableReferences(catalog);
   const checked = checkCatalog(resolved.catalog);
-  errors.push(...[...resolved.errors, ...checked.errors].filter((i) => !reported.has(i.path)));
-  warnings.push(...checked.warnings);
-  const config: ShoalConfig = deepFreeze({ ...resolved.catalog, stateful: normaliseStateful(raw), limits: normaliseLimits(raw) });
+  const auth = checkAuth(raw.auth, catalog.roles.map((r) => r.id));
+  errors.push(...[...resolved.errors, ...checked.errors, ...auth.errors].filter((i) => !reported.has(i.path)));
+  warnings.push(...checked.warnings, ...auth.warnings);
+  const config: ShoalConfig = deepFreeze({ ...resolved.catalog, stateful: normaliseStateful(raw), auth: auth.auth, limits: normaliseLimits(raw.server?.limits) });
   return finish(errors, warnings, config, locate);
 }
 
@@ -307,10 +311,8 @@ function normaliseStateful(raw: RawConfig): StatefulConfig {
       hot_tables: { ...d.hot_tables, ...dropUndefined(raw.hot_tables ?? {}) },
       federation_engine: raw.federation_engine ?? d.federation_engine,
       federation_engine_url: raw.federation_engine_url,
+      server: normaliseServer(raw.server),
+      audit: normaliseAudit(raw.audit),
     }),
   ) as StatefulConfig;
-}
-
-function normaliseLimits(raw: RawConfig): LimitsConfig {
-  return deepFreeze({ ...DEFAULT_LIMITS, ...dropUndefined(raw.server?.limits ?? {}) }) as LimitsConfig;
 }

@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { issueToken } from '../auth/credential-admin.js';
 import { loadConfig } from '../config/load-config.js';
 import { ShoalInstance } from '../instance/instance.js';
 import { DEMO_CONFIG, DEMO_QUERY } from './demo-config.js';
@@ -23,8 +24,20 @@ export const DEMO_STEPS: readonly DemoStep[] = [
   },
 ];
 
+/** The access token the demo mints, so `shoal serve` on the demo config can be tried with curl. */
+export interface DemoToken {
+  readonly id: string;
+  /** `shoal_pat_…`: shown once. */
+  readonly secret: string;
+  readonly role: string;
+  readonly vars: Readonly<Record<string, string>>;
+  readonly expiresAt: string;
+}
+
 export interface DemoResult {
   readonly dir: string;
+  /** An analyst token (region eu) valid for a week. */
+  readonly token: DemoToken;
   readonly steps: readonly { readonly step: DemoStep; readonly columns: readonly string[]; readonly rows: readonly (readonly unknown[])[]; readonly route: string }[];
 }
 
@@ -49,7 +62,16 @@ export async function runDemo(dirArg?: string, log: (line: string) => void = () 
       for await (const b of result.batches) rows.push(...b);
       steps.push({ step, columns: result.columns.map((c) => c.name), rows, route: result.headers?.['x-shoal-route'] ?? 'engine' });
     }
-    return { dir, steps };
+    // the demo config has no auth: key, so `shoal serve` on it requires credentials: mint one to try
+    const vars = { 'provisa.user_region': 'eu' };
+    const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    const { token, secret } = await issueToken(
+      instance.auth!.store!,
+      { name: 'demo-analyst-eu', roles: ['analyst'], vars, expiresAt, createdBy: 'operator:demo' },
+      (await instance.registry.snapshot()).catalog.roles,
+    );
+    log(`minted access token ${token.id} (role analyst, provisa.user_region=eu, expires ${expiresAt})`);
+    return { dir, steps, token: { id: token.id, secret, role: 'analyst', vars, expiresAt } };
   } finally {
     await instance.close();
   }

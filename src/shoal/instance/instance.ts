@@ -12,6 +12,10 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { isCodedError } from '../../core/errors.js';
+import { createAuthenticator } from '../auth/authenticator.js';
+import type { EdgeAuth } from '../auth/edge-auth.js';
+import { DEFAULT_AUTH } from '../config/auth-config.js';
+import { openIdentityStore, type IdentityStore } from '../registry/identity-store.js';
 import { openSqlClient } from '../../core/sql/open-sql-client.js';
 import type { SqlClient } from '../../core/sql/sql-client.js';
 import { ResultCache, type ResultCacheOptions } from '../cache/result-cache.js';
@@ -21,7 +25,7 @@ import { hotCandidates, type HotCandidate } from '../cache/hot-selection.js';
 import { MemoryHotBackend } from '../cache/memory-hot-backend.js';
 import { RedisHotBackend } from '../cache/redis-hot-backend.js';
 import type { CatalogModel, ShoalConfig, SourceConfig, TableConfig } from '../config/model.js';
-import { requestTimeoutMs } from '../config/limits.js';
+import { limitsOf, requestTimeoutMs } from '../config/limits.js';
 import { catalogEntries, sourceTypeOf } from '../engine/catalog-entry.js';
 import { DuckDbEngine } from '../engine/duckdb/duckdb-engine.js';
 import type { Engine } from '../engine/engine.js';
@@ -38,6 +42,7 @@ import { MetricsRegistry } from '../server/metrics.js';
 import type { HealthReport, QueryRequest, QueryResult, QueryService } from '../server/query-service.js';
 import { quoteIdent } from '../sources/pushdown-sql.js';
 import { SourcePool } from '../sources/source-pool.js';
+import { limitToDomains } from '../sql/domain-scope.js';
 import { directDialectOf } from '../sql/route.js';
 import { normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
 import { disposing, requestDeadline } from './request-deadline.js';
@@ -127,13 +132,16 @@ export class ShoalInstance implements QueryService {
   results: ResultCache | undefined;
   /** The hot-table cache (src/shoal/cache/hot-cache.ts); undefined when turned off. */
   hot: HotCache | undefined;
+  /** How the HTTP edge authenticates callers (the config's `auth:`, users and tokens of the registry). */
+  auth: EdgeAuth | undefined;
+  private identities: IdentityStore | undefined;
 
   private constructor(
     readonly registry: Registry,
     readonly engine: Engine,
     private readonly options: InstanceOptions,
   ) {
-    this.pool = new SourcePool(options.env ?? process.env, { statementTimeoutMs: requestTimeoutMs(options.config.limits) });
+    this.pool = new SourcePool(options.env ?? process.env, { statementTimeoutMs: requestTimeoutMs(limitsOf(options.config)) });
     this.metrics = options.metrics ?? new MetricsRegistry();
   }
 
@@ -144,7 +152,7 @@ export class ShoalInstance implements QueryService {
     let instance: ShoalInstance | undefined;
     try {
       if (options.importConfig ?? true) await registry.importConfig(withAbsolutePaths(options.config, options.baseDir));
-      const limits = options.config.limits;
+      const limits = limitsOf(options.config);
       engine = await DuckDbEngine.create({
         env: options.env ?? process.env,
         sourceStatementTimeoutMs: requestTimeoutMs(limits),
@@ -152,6 +160,15 @@ export class ShoalInstance implements QueryService {
         ...(limits.max_temp_directory_size === undefined ? {} : { maxTempDirectorySize: limits.max_temp_directory_size }),
       });
       instance = new ShoalInstance(registry, engine, options);
+      instance.identities = await openIdentityStore(url, { baseDir: options.baseDir });
+      const authConfig = options.config.auth ?? DEFAULT_AUTH;
+      const self = instance;
+      instance.auth = {
+        authenticator: createAuthenticator({ auth: authConfig, store: instance.identities, baseDir: options.baseDir }),
+        config: authConfig,
+        store: instance.identities,
+        roles: async () => self.state?.model.roles ?? [],
+      };
       if (options.resultCache !== false) instance.results = await ResultCache.open(options.config.stateful.cache, { ...options.resultCache, metrics: instance.metrics });
       instance.hot = await instance.openHot();
       await instance.openMvs(url);
@@ -168,6 +185,7 @@ export class ShoalInstance implements QueryService {
       await instance?.results?.close().catch(() => undefined);
       await instance?.hot?.close().catch(() => undefined);
       await instance?.mvDb?.close().catch(() => undefined);
+      await instance?.identities?.close().catch(() => undefined);
       await engine?.close().catch(() => undefined);
       await registry.close().catch(() => undefined);
       throw e;
@@ -323,7 +341,7 @@ export class ShoalInstance implements QueryService {
   }
 
   get maxConcurrentQueries(): number {
-    return this.options.config.limits.max_concurrent_queries;
+    return limitsOf(this.options.config).max_concurrent_queries;
   }
 
   async health(): Promise<HealthReport> {
@@ -348,7 +366,7 @@ export class ShoalInstance implements QueryService {
    * deadline, which cancels at the engine and at every source when it passes.
    */
   async query(req: QueryRequest, signal: AbortSignal): Promise<QueryResult> {
-    const limits = this.options.config.limits;
+    const limits = limitsOf(this.options.config);
     checkSqlLimits(req.sql, limits);
     const deadline = requestDeadline(signal, requestTimeoutMs(limits));
     try {
@@ -372,7 +390,8 @@ export class ShoalInstance implements QueryService {
       });
     }
     // result cache fast path: a repeat of a cacheable request is answered before planning
-    const remembered = await this.results?.lookupRequest({ epoch: state.epoch, role: req.role, sql: req.sql, vars: req.vars });
+    // (not for a domain-scoped request: its answer depends on the tables, known only once planned)
+    const remembered = req.domains ? undefined : await this.results?.lookupRequest({ epoch: state.epoch, role: req.role, sql: req.sql, vars: req.vars });
     if (remembered) return remembered;
     // hot tables: bound (engine route only) to the cached rows; the governed subquery wraps them as it wraps the live relation
     const hot = new Map<string, { relation: string; body: string }>();
@@ -381,7 +400,9 @@ export class ShoalInstance implements QueryService {
       if (b) hot.set(key, b);
       return b?.relation;
     };
-    const planned = planQuery({ sql: req.sql, role: req.role, vars: req.vars }, state.governance, this.hot ? { hotRelation } : {});
+    // a domain-scoped identity reads only its domains' tables; any other is unknown to it, as a missing one
+    const governance = req.domains ? limitToDomains(state.governance, req.domains) : state.governance;
+    const planned = planQuery({ sql: req.sql, role: req.role, vars: req.vars }, governance, this.hot ? { hotRelation } : {});
     // planning is synchronous: a deadline that passed meanwhile is noticed here, before anything runs
     if (signal.aborted) throw stopped(signal);
     const inlined = planned.hot ?? [];
@@ -412,6 +433,7 @@ export class ShoalInstance implements QueryService {
       return keep({
         columns,
         headers,
+        tables: plan.tables,
         batches: (async function* () {
           yield normalizeRows(fetched.rows, classes);
         })(),
@@ -427,6 +449,7 @@ export class ShoalInstance implements QueryService {
     return keep({
       columns: columns.map((c, i) => ({ name: c.name, type: c.type !== 'unknown' ? c.type : (engineColumns?.[i]?.type ?? c.type) })),
       headers,
+      tables: plan.tables,
       batches: (async function* () {
         let next = first;
         while (!next.done) {
@@ -446,6 +469,7 @@ export class ShoalInstance implements QueryService {
     await this.pool.closeAll().catch(() => undefined);
     await this.registry.close().catch(() => undefined);
     await this.mvDb?.close().catch(() => undefined);
+    await this.identities?.close().catch(() => undefined);
     if (this.mvLocalDir) await rm(this.mvLocalDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }

@@ -4,9 +4,9 @@ import { checkCatalog } from '../config/catalog-checks.js';
 import { formatIssue } from '../config/config-issue.js';
 import { rlsRuleSchema, sourceSchema, tableSchema } from '../config/config-schema.js';
 import { makeColumn, makeSource, makeTable, qualifiedName, type CatalogModel, type RlsRuleConfig, type TableConfig } from '../config/model.js';
-import { resolveRole } from '../config/roles.js';
 import { ShoalError } from '../errors.js';
 import type { Registry, MutationResult } from '../registry/registry.js';
+import { requireAdmin } from './request-principal.js';
 
 /** What the admin API needs from an instance: its registry, its catalog, and a way to catch up. */
 export interface AdminTarget {
@@ -53,20 +53,14 @@ function checkWith(catalog: CatalogModel): void {
  * Admin API: register and drop sources, tables and RLS rules in the shared registry. Every
  * mutation bumps the config epoch in its own transaction; this instance refreshes at once and
  * every other instance within its poll interval. Callers must act as a role with the `admin`
- * capability (`X-Provisa-Role`), checked against the registry.
+ * capability: the authenticated principal must be granted it (`X-Provisa-Role` picks among its
+ * granted roles; none picks its default role), checked against the registry's roles.
  */
 export function adminPlugin(target: AdminTarget) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     const authorize = async (req: FastifyRequest): Promise<CatalogModel> => {
-      const header = req.headers['x-provisa-role'];
-      const roleId = Array.isArray(header) ? header[0] : header;
       const { catalog } = await target.registry.snapshot();
-      if (!roleId) throw new ShoalError('ROLE_REQUIRED', 'admin requests need an X-Provisa-Role header', { hint: 'act as a role with the admin capability' });
-      if (!catalog.roles.some((r) => r.id === roleId)) throw new ShoalError('ROLE_UNKNOWN', `role "${roleId}" is not registered`);
-      const role = resolveRole(catalog.roles, roleId);
-      if (!role.capabilities.includes('admin')) {
-        throw new ShoalError('FORBIDDEN', `role "${roleId}" lacks the admin capability`, { hint: 'act as a role whose capabilities include admin' });
-      }
+      requireAdmin(req, catalog.roles);
       return catalog;
     };
     // shoal has no data write API: a registry mutation is the one write through shoal, and it

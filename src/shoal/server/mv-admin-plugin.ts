@@ -21,11 +21,11 @@
  * `:id` is the MV's qualified name `<domain>.<alias ?? table>` (case-insensitive).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { resolveRole } from '../config/roles.js';
 import { ShoalError } from '../errors.js';
 import type { MvService } from '../mv/mv-service.js';
 import type { Registry } from '../registry/registry.js';
 import { reportMvMetrics } from './mv-metrics.js';
+import { requireAdmin } from './request-principal.js';
 
 /** What the MV admin API needs from an instance. */
 export interface MvAdminTarget {
@@ -43,14 +43,7 @@ export function mvAdminPlugin(target: MvAdminTarget) {
       app.addHook('onClose', async () => stop());
     }
     const authorize = async (req: FastifyRequest): Promise<void> => {
-      const header = req.headers['x-provisa-role'];
-      const roleId = Array.isArray(header) ? header[0] : header;
-      if (!roleId) throw new ShoalError('ROLE_REQUIRED', 'admin requests need an X-Provisa-Role header', { hint: 'act as a role with the admin capability' });
-      const { catalog } = await target.registry.snapshot();
-      if (!catalog.roles.some((r) => r.id === roleId)) throw new ShoalError('ROLE_UNKNOWN', `role "${roleId}" is not registered`);
-      if (!resolveRole(catalog.roles, roleId).capabilities.includes('admin')) {
-        throw new ShoalError('FORBIDDEN', `role "${roleId}" lacks the admin capability`, { hint: 'act as a role whose capabilities include admin' });
-      }
+      requireAdmin(req, (await target.registry.snapshot()).catalog.roles);
     };
     const service = (): MvService => {
       if (!target.mvs) throw new ShoalError('NOT_READY', 'materialized views are not available on this instance', { hint: 'retry when /ready returns 200' });

@@ -1,3 +1,4 @@
+import type { EdgeAuth } from '../auth/edge-auth.js';
 import type { MetricsRegistry } from './metrics.js';
 
 /**
@@ -13,6 +14,8 @@ export interface QueryRequest {
   readonly sql: string;
   readonly role: string | undefined;
   readonly vars: Readonly<Record<string, string>>;
+  /** The only domains the query may read (a `role_id:domain_id` assignment); absent = what the role reaches. */
+  readonly domains?: readonly string[];
 }
 
 export interface QueryResult {
@@ -21,6 +24,8 @@ export interface QueryResult {
   readonly batches: AsyncIterable<readonly (readonly unknown[])[]>;
   /** Extra response headers (route, cache status, "served live" for an unmaterialized MV…). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Keys (`<domain>.<table>`) of the catalog tables the answer was read from (the audit log records them). */
+  readonly tables?: readonly string[];
 }
 
 export interface HealthReport {
@@ -33,6 +38,8 @@ export interface QueryService {
   readonly metrics?: MetricsRegistry;
   /** Requests one principal may have running at once (`server.limits.max_concurrent_queries`); default 16. */
   readonly maxConcurrentQueries?: number;
+  /** How the HTTP edge authenticates callers of this service (absent: every request is refused with 401). */
+  readonly auth?: EdgeAuth;
   /** True once the engine catalog has been built from the registry. */
   isReady(): boolean;
   health(): Promise<HealthReport>;

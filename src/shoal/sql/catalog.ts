@@ -59,6 +59,8 @@ export interface GovernanceCatalog {
    */
   resolveTable(parts: readonly string[]): readonly CatalogTable[];
   role(roleId: string): CatalogRole | undefined;
+  /** Keys (`<domain>.<table>`) of every registered table, visible or not (callers filter by role). */
+  tableKeys(): readonly string[];
   /** Whether the role may query the table at all (domain access). */
   canAccess(roleId: string, tableKey: string): boolean;
   /** Names of the columns this role may see, in declaration order. */

@@ -1,3 +1,4 @@
+import { didYouMean } from '../config/did-you-mean.js';
 import { ShoalError } from '../errors.js';
 import { type Data, type Node, children, dataOf, identName, positionOf, typeOf } from './ast-node.js';
 
@@ -5,7 +6,7 @@ import { type Data, type Node, children, dataOf, identName, positionOf, typeOf }
 export interface ScopedTable {
   readonly qualifier: string;
   readonly tableKey: string;
-  readonly all: ReadonlySet<string>;
+  /** The columns the role can see: any other name is unknown to it, hidden or not. */
   readonly visible: ReadonlySet<string>;
 }
 
@@ -15,13 +16,14 @@ type Scope = { readonly sources: readonly Source[]; readonly outputAliases: Read
 const SCOPE_NODES = new Set(['select', 'union', 'intersect', 'except']);
 
 /**
- * Report references to unknown or hidden columns of catalog tables with a position, before
+ * Report references to unknown columns of catalog tables with a position (a hidden column is
+ * unknown to the role: indistinguishable from a missing one), before
  * anything runs. Security does not depend on this pass (the governed subquery exposes only
  * visible columns, so a miss here fails closed at the engine); it exists to give a 4xx with a
  * precise message. Where a name could bind to a source whose columns are not known here
  * (derived tables, CTEs, functions), the check stays silent.
  */
-export function checkColumns(stmt: Node, tableOf: (tableNode: Node) => ScopedTable | undefined, role: string, sql?: string): void {
+export function checkColumns(stmt: Node, tableOf: (tableNode: Node) => ScopedTable | undefined, sql?: string): void {
   const visitQuery = (q: Node, outer: readonly Scope[]) => {
     const t = typeOf(q);
     const d = dataOf(q) ?? {};
@@ -79,20 +81,19 @@ export function checkColumns(stmt: Node, tableOf: (tableNode: Node) => ScopedTab
     const qualifier = identName(d.table);
     const position = positionOf(n, sql);
     const at = position ? { position } : {};
-    const hidden = (tk: string) => new ShoalError('SQL_COLUMN_NOT_VISIBLE', `column "${name}" of ${tk} is not visible to role ${role}`, {
-      ...at, hint: 'ask an admin to add the role to the column\'s visible_to',
-    });
+    // a column hidden from the role is reported exactly like one that does not exist: same code,
+    // same message, and suggestions only from the columns the role can see
     if (qualifier !== undefined) {
       for (let i = chain.length - 1; i >= 0; i--) {
         const src = chain[i]!.sources.find((s) => s.qualifier === qualifier);
         if (!src) continue;
         if (!src.table) return;
-        if (!src.table.all.has(name)) {
+        if (!src.table.visible.has(name)) {
+          const guess = didYouMean(name, src.table.visible);
           throw new ShoalError('SQL_UNKNOWN_COLUMN', `column "${name}" does not exist in ${src.table.tableKey} (as ${qualifier})`, {
-            ...at, hint: `columns: ${[...src.table.visible].join(', ')}`,
+            ...at, hint: `${guess ? `did you mean "${guess}"? ` : ''}columns: ${[...src.table.visible].join(', ')}`,
           });
         }
-        if (!src.table.visible.has(name)) throw hidden(src.table.tableKey);
         return;
       }
       if (chain.every((s) => s.sources.every((x) => x.table))) {
@@ -102,17 +103,20 @@ export function checkColumns(stmt: Node, tableOf: (tableNode: Node) => ScopedTab
       }
       return;
     }
+    const seen = new Set<string>();
     for (let i = chain.length - 1; i >= 0; i--) {
       const scope = chain[i]!;
       if (scope.sources.some((s) => s.table?.visible.has(name))) return;
       if (scope.sources.some((s) => !s.table)) return;
-      const hiddenIn = scope.sources.find((s) => s.table?.all.has(name));
-      if (hiddenIn?.table) throw hidden(hiddenIn.table.tableKey);
       if (i === chain.length - 1 && scope.outputAliases.has(name)) return;
       // a whole-row reference (`SELECT c FROM t c`) reads the governed row: allowed
       if (scope.sources.some((s) => s.qualifier === name)) return;
+      for (const s of scope.sources) for (const c of s.table?.visible ?? []) seen.add(c);
     }
-    throw new ShoalError('SQL_UNKNOWN_COLUMN', `column "${name}" does not exist`, { ...at, hint: 'check the column name against the table\'s registered columns' });
+    const guess = didYouMean(name, seen);
+    throw new ShoalError('SQL_UNKNOWN_COLUMN', `column "${name}" does not exist`, {
+      ...at, hint: guess ? `did you mean "${guess}"?` : 'check the column name against the table\'s registered columns',
+    });
   };
   visitAny(stmt, []);
 }

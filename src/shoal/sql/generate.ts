@@ -2,6 +2,7 @@ import { ShoalError } from '../errors.js';
 import { type Node, dataOf, typeOf } from './ast-node.js';
 import type { CatalogTable } from './catalog.js';
 import { adaptForDuckdb } from './dialects/duckdb.js';
+import { renderMaskRegexes } from './dialects/mask-patterns.js';
 import { type MysqlFlavour, adaptForMysql } from './dialects/mysql.js';
 import { adaptForPostgres } from './dialects/postgres.js';
 import { adaptForSqlite } from './dialects/sqlite.js';
@@ -61,6 +62,10 @@ export function generateFor(gov: GovernedStatement, target: GenerationTarget): s
     d.catalog = parts.length > 2 ? quotedIdent(parts[parts.length - 3]!) : null;
   }
   const dialect: SqlDialect = target.kind === 'engine' ? 'duckdb' : target.dialect;
+  // regex masks: rendered for the regex engine that runs them (never left in PostgreSQL form)
+  const maskFlavour = target.kind === 'engine' ? 'duckdb' : target.dialect === 'postgres' ? 'postgres'
+    : target.dialect === 'mysql' && target.flavour === 'mariadb' ? 'mariadb' : undefined;
+  renderMaskRegexes(stmt, maskFlavour, target.kind === 'engine' ? 'the engine' : target.kind === 'direct' && target.dialect === 'mysql' ? target.flavour : target.dialect);
   if (target.kind === 'engine') adaptForDuckdb(stmt);
   else if (target.dialect === 'postgres') adaptForPostgres(stmt);
   else if (target.dialect === 'sqlite') adaptForSqlite(stmt);

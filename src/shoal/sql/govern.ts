@@ -1,3 +1,4 @@
+import { didYouMean } from '../config/did-you-mean.js';
 import { ShoalError } from '../errors.js';
 import { type Node, allNodes, columnRef, dataOf, identName, identifier, numberLiteral, positionOf, replaceInPlace, typeOf } from './ast-node.js';
 import type { CatalogColumn, CatalogTable, GovernanceCatalog } from './catalog.js';
@@ -44,6 +45,7 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
   const once: Clock = () => (instant ??= clock()); // one instant for the query and every row filter
   substituteCurrentTime(stmt, once);
 
+  const readable = (tableKey: string) => catalog.canAccess(roleId, tableKey) && catalog.visibleColumns(roleId, tableKey).length > 0;
   // 1. resolve every base-table reference (CTE references bind first, by PostgreSQL scoping)
   const refs = enumerateTables(stmt).filter((r) => !r.cte);
   const resolved = new Map<Node, CatalogTable>();
@@ -54,19 +56,18 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
     if (ref.parts.some((p) => p.includes('.'))) {
       throw new ShoalError('SQL_UNKNOWN_TABLE', `table "${shown}": names containing dots are not accepted`, { ...at, hint: 'write schema and table as separate identifiers' });
     }
-    const found = catalog.resolveTable(ref.parts);
-    if (found.length === 0) throw new ShoalError('SQL_UNKNOWN_TABLE', `table "${shown}" is not registered`, { ...at, hint: 'use <domain>.<table> or <source>.<schema>.<table> of a registered table' });
+    // a table the role may not read is indistinguishable from a missing one: same code, same
+    // message, and candidates (ambiguity, suggestions) only from the tables the role can read
+    const found = catalog.resolveTable(ref.parts).filter((t) => readable(t.tableKey));
+    if (found.length === 0) throw unknownTable(shown, roleId, catalog, readable, at);
     if (found.length > 1) {
       throw new ShoalError('SQL_AMBIGUOUS_TABLE', `table "${shown}" could mean ${found.map((t) => t.tableKey).join(', ')}`, { ...at, hint: 'qualify it with its domain' });
     }
     const table = found[0]!;
-    if (!catalog.canAccess(roleId, table.tableKey) || catalog.visibleColumns(roleId, table.tableKey).length === 0) {
-      throw new ShoalError('SQL_TABLE_NOT_VISIBLE', `table "${shown}" is not available to role ${roleId}`, { ...at, hint: 'ask an admin for access to the table\'s domain' });
-    }
     resolved.set(ref.node, table);
   }
 
-  // 2. column references: unknown and hidden columns are 4xx errors with a position
+  // 2. column references: unknown (or hidden, which is the same to the role) columns are 4xx errors with a position
   const scoped = new Map<Node, ScopedTable>();
   for (const [node, table] of resolved) {
     const d = dataOf(node);
@@ -75,11 +76,10 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
     scoped.set(node, {
       qualifier: identName(d.alias) ?? identName(d.name)!,
       tableKey: table.tableKey,
-      all: new Set(table.columns.map((c) => c.name.toLowerCase())),
       visible: new Set(catalog.visibleColumns(roleId, table.tableKey).map((c) => c.toLowerCase())),
     });
   }
-  checkColumns(stmt, (n) => scoped.get(n), roleId, sql);
+  checkColumns(stmt, (n) => scoped.get(n), sql);
 
   // 3. CTE hygiene (H3), then 4. one governed subquery per reference
   renameCtes(stmt);
@@ -138,6 +138,17 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
 
   const tables = [...new Map([...resolved.values()].map((t) => [t.tableKey, t])).values()];
   return { stmt, placeholders, tables, columns, ...(rowCap !== undefined ? { rowCap } : {}) };
+}
+
+/** SQL_UNKNOWN_TABLE for a table that is missing or that the role may not read (the same error either way). */
+function unknownTable(shown: string, roleId: string, catalog: GovernanceCatalog, readable: (tableKey: string) => boolean, at: { position?: { line: number; column: number } }): ShoalError {
+  const mine = catalog.tableKeys().filter(readable);
+  const guess = didYouMean(shown, mine) ?? didYouMean(shown.split('.').pop()!, mine.map((k) => k.split('.').pop()!));
+  const suggestion = guess === undefined ? undefined : mine.find((k) => k === guess || k.endsWith(`.${guess}`));
+  return new ShoalError('SQL_UNKNOWN_TABLE', `table "${shown}" does not exist or is not available to role ${roleId}`, {
+    ...at,
+    hint: suggestion ? `did you mean ${suggestion}?` : 'use <domain>.<table> of a table your role may read',
+  });
 }
 
 function tableNode(name: string): Node {

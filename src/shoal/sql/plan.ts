@@ -42,8 +42,8 @@ export interface GovernedPlan {
 
 /**
  * parse → validate → govern → route → generate. Every failure is a ShoalError with a stable
- * code (SQL_SYNTAX, SQL_NOT_SELECT, SQL_UNKNOWN_TABLE, SQL_UNKNOWN_COLUMN, SQL_COLUMN_NOT_VISIBLE,
- * SQL_UNKNOWN_ROLE, SQL_MISSING_VAR, …), a position where one exists, and a hint.
+ * code (SQL_SYNTAX, SQL_NOT_SELECT, SQL_UNKNOWN_TABLE, SQL_UNKNOWN_COLUMN (a hidden table or
+ * column is reported as unknown), SQL_UNKNOWN_ROLE, SQL_MISSING_VAR, …), a position where one exists, and a hint.
  */
 export interface PlanOptions extends RouteOptions {
   /** The clock `now()` / `current_date` are read from, once per query, in UTC (default: system time). */

@@ -57,7 +57,7 @@ export function decideRoute(gov: GovernedStatement, options: RouteOptions = {}):
   if (direct.dialect !== 'postgres' && gov.columns.some((col) => col.type === 'boolean')) {
     return engine(`boolean result columns are not certified for ${direct.dialect}`);
   }
-  const c = certify(gov.stmt, direct.dialect, tables);
+  const c = certify(gov.stmt, direct.dialect, tables, direct.flavour);
   if (!c.ok) return engine(c.reason);
   const route: Route = { kind: 'direct', sourceId: source.id, dialect: direct.dialect };
   const target: GenerationTarget = direct.dialect === 'mysql'

@@ -85,6 +85,9 @@ export function createCatalog(spec: CatalogSpec): GovernanceCatalog {
         columns: t.columns.map((c) => ({ name: c.name, ...(c.type ? { type: c.type } : {}) })),
       }));
     },
+    tableKeys() {
+      return spec.tables.map((t) => t.tableKey);
+    },
     role(roleId): CatalogRole | undefined {
       const chain = lineage(roleId);
       if (!chain.length) return undefined;

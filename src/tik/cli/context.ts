@@ -2,13 +2,15 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { TikError } from '../errors.js';
 import type { CliIo } from './io.js';
-import { WriterClock } from './writer-clock.js';
+import { WriterClock } from '../app/writer-clock.js';
 import { discoverStoreRoot } from './store-access.js';
 
 /** The global options every verb sees (`tik --root DIR --actor A <verb> …`). */
 export interface GlobalOptions {
   readonly root?: string;
   readonly actor?: string;
+  /** `--remote URL`: mint here, push to that replica (see remote-store.ts). */
+  readonly remote?: string;
 }
 
 /**

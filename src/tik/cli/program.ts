@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { packageVersion } from '../../core/version.js';
 import type { CliContext } from './context.js';
+import { pushRemote } from './remote-store.js';
 import { registerActor } from './commands/actor.js';
 import { registerAttach } from './commands/attach.js';
 import { registerAttest } from './commands/attest.js';
@@ -16,6 +17,7 @@ import { registerNew } from './commands/new.js';
 import { registerNext } from './commands/next.js';
 import { registerRecur } from './commands/recur.js';
 import { registerRetract } from './commands/retract.js';
+import { registerRoles } from './commands/roles.js';
 import { registerServe } from './commands/serve.js';
 import { registerSet } from './commands/set.js';
 import { registerSign } from './commands/sign.js';
@@ -37,14 +39,17 @@ export function buildTikProgram(ctx: CliContext): Command {
     .version(packageVersion())
     .option('--root <dir>', 'the store root (default: $TIK_ROOT, else the nearest ancestor holding a store, else the cwd)')
     .option('--actor <name>', 'who is acting (default: $TIK_ACTOR, else the OS user); for explain/next also a filter')
+    .option('--remote <url>', 'work against a tik serve replica: pull it, run the verb here (TIK_KEY signs), push what was written (TIK_TOKEN authenticates)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => ctx.io.out(s), writeErr: (s) => ctx.io.err(s) })
     .showHelpAfterError('(run tik --help for usage)')
     .addHelpText(
       'after',
-      '\nEnvironment: TIK_ROOT (store root), TIK_ACTOR (actor), TIK_NOW (fix the clock, for tests), TIK_KEY (sign writes).\nExit codes: 0 success, 1 failure, 2 usage error.',
+      '\nEnvironment: TIK_ROOT (store root), TIK_ACTOR (actor), TIK_NOW (fix the clock, for tests), TIK_KEY (sign writes), TIK_TOKEN (bearer token for a replica).\nExit codes: 0 success, 1 failure, 2 usage error.',
     );
   ctx.attach(program);
+  // With --remote, what the verb wrote goes to the replica once the verb has succeeded.
+  program.hook('postAction', () => pushRemote(ctx));
   for (const register of [
     registerInit,
     registerNew,
@@ -55,6 +60,7 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerComment,
     registerAttest,
     registerRecur,
+    registerRoles,
     registerStatus,
     registerExplain,
     registerLog,

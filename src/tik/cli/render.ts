@@ -1,9 +1,9 @@
 import type { ExplainResult, InboxResult, ProcessDef, Roles, TikEvent } from '../kernel/index.js';
 import { emit } from '../edn/index.js';
 import { isVector, Keyword, type EdnValue } from '../edn/value.js';
-import type { Json } from './json-value.js';
-import type { StatusView } from './lenses.js';
-import { pathText, reasonText } from './reason-text.js';
+import type { Json } from '../app/json-value.js';
+import type { StatusView } from '../app/lenses.js';
+import { pathText, reasonText } from '../app/reason-text.js';
 import type { OpenTicket } from './store-access.js';
 
 /**

@@ -4,12 +4,12 @@ import type { CliIo } from './io.js';
 import { CliContext } from './context.js';
 import { buildTikProgram } from './program.js';
 import { closeRunStores } from './store-access.js';
+import { outcomeOf } from '../app/error-table.js';
+import { warningsBefore } from '../app/tik-service.js';
 
 /** Exit codes of the `tik` command. */
 export const EXIT = Object.freeze({ ok: 0, failure: 1, usage: 2 });
 
-/** Error codes that mean "the command line was wrong" (exit 2) rather than "the work failed". */
-const USAGE_CODES = new Set(['cli/usage', 'cli/bad-key', 'cli/bad-instant', 'cli/bad-value', 'cli/bad-period']);
 
 /**
  * Run the `tik` command with `argv` (the arguments after the program name) against `io`.
@@ -28,9 +28,10 @@ export async function runTik(argv: readonly string[], io: CliIo): Promise<number
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.ok;
       return EXIT.usage;
     }
+    for (const w of warningsBefore(e)) io.err(`tik: ${w}\n`);
     if (isCodedError(e)) {
       io.err(`tik: ${e.describe()}\n`);
-      return USAGE_CODES.has(e.code) ? EXIT.usage : EXIT.failure;
+      return outcomeOf(e.code).exit; // the one table: 2 for "the command line was wrong", else 1
     }
     const message = e instanceof Error ? e.message : String(e);
     io.err(`tik: internal error: ${message}\n`);

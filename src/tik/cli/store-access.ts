@@ -1,27 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { parseOpenSshPrivateKey, type SshPrivateKey } from '../../core/sshsig.js';
-import { readEdn } from '../edn/index.js';
-import { isMap, type EdnMap } from '../edn/value.js';
 import { TikError } from '../errors.js';
-import {
-  missingParents,
-  parseEvent,
-  parseProcess,
-  resolveRoles,
-  type ProcessDef,
-  type Roles,
-  type TikEvent,
-} from '../kernel/index.js';
 import { discoverRoot } from '../store/file/discover.js';
 import { initStore } from '../store/file/open-file-store.js';
 import { closeStore, initSqliteStore, openStore as openStoreAt } from '../store/open-store.js';
 import { isPostgresUrl } from '../store/postgres/postgres-store.js';
-import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
-import { sha256Id } from '../store/store-names.js';
 import { signEvent } from '../verify/index.js';
 import type { CliContext } from './context.js';
-import { pinOf } from './pin.js';
+import { openRemoteStore } from './remote-store.js';
 
 /**
  * The CLI's one door to the store: opening it, loading a ticket for a verb (events parsed, the
@@ -53,6 +40,16 @@ export function trackStore<S extends EventStore>(ctx: CliContext, store: S): S {
 
 /** Open the store at the run's root (file, SQLite or PostgreSQL: see store/open-store.ts). */
 export async function openStore(ctx: CliContext): Promise<EventStore> {
+  const remote = ctx.globals().remote;
+  if (remote !== undefined && remote !== '') {
+    let local: string | undefined;
+    try {
+      local = storeTarget(ctx);
+    } catch {
+      local = undefined;
+    }
+    return openRemoteStore(ctx, remote, local);
+  }
   return trackStore(ctx, await openStoreAt(storeTarget(ctx)));
 }
 
@@ -76,113 +73,7 @@ export async function initSqliteFileStore(root: string, options: { hidden: boole
   return store.location;
 }
 
-/** A ticket as the read and write verbs see it. */
-export interface OpenTicket {
-  readonly ticket: string;
-  readonly events: readonly TikEvent[];
-  /** The pinned definition, or undefined when it cannot be resolved (then reads fail clearly). */
-  readonly def: ProcessDef | undefined;
-  readonly roles: Roles;
-  readonly missingParents: readonly string[];
-  /** Where the definition came from: `by-hash`, `named` (fallback), or why it is missing. */
-  readonly defSource: string;
-}
-
-/** Parse a ticket's stored events, checking that each file's bytes hash to its name. */
-export function parseStoredEvents(ticket: string, stored: readonly { id: string; bytes: Uint8Array }[], location: string): TikEvent[] {
-  return stored.map(({ id, bytes }) => {
-    const file = `${location}/tickets/${ticket}/events/${id}.edn`;
-    const actual = sha256Id(bytes);
-    if (actual !== id) {
-      throw new TikError('event/hash-mismatch', `the bytes of ${file} hash to ${actual}, not to its name`, {
-        where: file,
-        hint: 'an event file must never be edited; restore it from another replica, or run tik verify',
-      });
-    }
-    const text = Buffer.from(bytes).toString('utf8');
-    return parseEvent(text, id, file);
-  });
-}
-
-/** Read `roles.edn` (the roles register), if any. */
-export async function readRegister(store: EventStore): Promise<EdnMap | undefined> {
-  const text = await store.readRolesRegister();
-  if (text === undefined) return undefined;
-  const v = readEdn(text, `${store.location}/roles.edn`);
-  if (!isMap(v)) {
-    throw new TikError('store/bad-roles', `${store.location}/roles.edn is not a map {role {:members [...]}}`, {
-      where: `${store.location}/roles.edn`,
-      hint: 'e.g. {:triager {:members ["seb"]}}',
-    });
-  }
-  return v;
-}
-
-/**
- * Resolve a ticket's pinned definition (§4.2): the state's hash → `processes/by-hash/<hash>.edn`
- * (checked to hash to its name); else the named `processes/<name>.edn`, warning if its hash
- * differs from the pin.
- */
-export async function resolveDefinition(
-  ctx: CliContext | undefined,
-  store: EventStore,
-  events: readonly TikEvent[],
-): Promise<{ def: ProcessDef | undefined; source: string }> {
-  const { hash, name } = pinOf(events);
-  if (hash !== undefined) {
-    const text = await store.readProcessByHash(hash);
-    if (text !== undefined) {
-      const file = `processes/by-hash/${hash}.edn`;
-      const def = parseProcess(readEdn(text, file), file);
-      if (def.hash !== hash) {
-        throw new TikError('process/hash-mismatch', `${file} hashes to ${def.hash}, not to its name`, {
-          where: file,
-          hint: 'an archived definition must never be edited; restore it or run tik verify',
-        });
-      }
-      return { def, source: 'by-hash' };
-    }
-  }
-  if (name !== undefined) {
-    const text = await store.readNamedProcess(name).catch(() => undefined);
-    if (text !== undefined) {
-      const file = `processes/${name}.edn`;
-      const def = parseProcess(readEdn(text, file), file);
-      if (hash !== undefined && def.hash !== hash) {
-        ctx?.warn(`the pinned definition ${hash} is not archived; using ${file} (${def.hash}), which differs`);
-      }
-      return { def, source: 'named' };
-    }
-  }
-  return { def: undefined, source: hash ? `missing ${hash}` : name ? `missing processes/${name}.edn` : 'no create event' };
-}
-
-/** Resolve a prefix and load the ticket (events, pinned definition, roles). Warns on a partial log. */
-export async function openTicket(ctx: CliContext, store: EventStore, prefix: string): Promise<OpenTicket> {
-  const ticket = await resolveTicket(store, prefix);
-  return loadTicketAt(ctx, store, ticket);
-}
-
-export async function loadTicketAt(ctx: CliContext | undefined, store: EventStore, ticket: string): Promise<OpenTicket> {
-  const events = parseStoredEvents(ticket, await store.events(ticket), store.location);
-  const { def, source } = await resolveDefinition(ctx, store, events);
-  const register = await readRegister(store);
-  const roles: Roles = def ? resolveRoles(def, register) : new Map();
-  const missing = missingParents(events);
-  if (missing.length > 0) ctx?.warn(`ticket ${ticket}: log INCOMPLETE, ${missing.length} parent event(s) missing`);
-  return { ticket, events, def, roles, missingParents: missing, defSource: source };
-}
-
-/** The definition of an open ticket, or a clear error when the pin cannot be resolved. */
-export function requireDef(t: OpenTicket): ProcessDef {
-  if (!t.def) {
-    throw new TikError('process/unresolved', `ticket ${t.ticket}: its process definition cannot be found (${t.defSource})`, {
-      where: t.ticket,
-      hint: 'restore processes/by-hash/<hash>.edn or processes/<name>.edn from another replica',
-    });
-  }
-  return t.def;
-}
+export { loadTicketAt, openTicket, parseStoredEvents, readRegister, requireDef, resolveDefinition, type OpenTicket } from '../app/ticket-loader.js';
 
 let cachedKey: { path: string; key: SshPrivateKey } | undefined;
 

@@ -1,4 +1,4 @@
-import { recurTicketId } from '../cli/recur-period.js';
+import { recurTicketId } from '../app/recur-period.js';
 import { periodLabel } from './period-label.js';
 import type { Recurrence } from './recurrence.js';
 

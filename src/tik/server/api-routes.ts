@@ -1,67 +1,83 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { parseInstantText } from '../app/instant-arg.js';
+import { warningsBefore, type Outcome, type TikService } from '../app/tik-service.js';
+import type { Instant } from '../edn/value.js';
+import { TikError } from '../errors.js';
 import { FORWARDED_HEADER } from '../shard/shard-directory.js';
 import { shardText } from '../shard/shard-spec.js';
-import { runVerb, verbError, type VerbEnv } from './run-verb.js';
+import { authorizeRead, authorizeWrite, type Authorship } from './authorship.js';
+import { errorReply } from './error-reply.js';
 import { errorAnswer, type Answer, type ShardGateway } from './shard-gateway.js';
 import { sendAnswer } from './shard-routes.js';
+import { execute, parseWriteArgs, typedRequest, WRITE_VERBS, type WriteOp } from './write-op.js';
 
-/** Write verbs the API accepts (`attach` is excluded: it reads a file from the server's disk). */
-export const WRITE_VERBS = Object.freeze(['new', 'set', 'retract', 'dispute', 'comment', 'attest']);
-/** Options a write may carry; everything else starting with `-` is refused (no `--root` games). */
-const WRITE_OPTIONS = new Set(['--title', '--reason', '--withdraw', '--body']);
-/** The write options that take a value (the others are flags). */
-const VALUE_OPTIONS = new Set(['--title', '--reason', '--body']);
+/** The largest attachment `PUT /api/tickets/:ticket/artifacts/*` accepts. */
+export const ATTACH_BODY_LIMIT = 16 * 1024 * 1024;
+/** The largest JSON write body. */
+const JSON_BODY_LIMIT = 1024 * 1024;
 
-/** The first argument that looks like an option and is not an allowed one (an option's value may start with '-': `--title -42`). */
-function badOption(args: readonly string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    if (VALUE_OPTIONS.has(args[i]!)) i++;
-    else if (args[i]!.startsWith('-') && !WRITE_OPTIONS.has(args[i]!)) return args[i];
-  }
-  return undefined;
+export interface ApiOptions {
+  readonly service: TikService;
+  readonly authorship: Authorship;
+  /** Texts never shown to a client (the store location, the working directory). */
+  readonly hidden: readonly string[];
+  readonly gateway?: ShardGateway | undefined;
 }
 
-/** The index in `args` of the first positional argument (the ticket of every write verb but `new`). */
-function firstPositional(args: readonly string[]): number {
-  for (let i = 0; i < args.length; i++) {
-    if (VALUE_OPTIONS.has(args[i]!)) i++;
-    else if (!args[i]!.startsWith('-')) return i;
-  }
-  return -1;
+const text = (max: number) => z.string().min(1).max(max);
+const actor = z.string().min(1).max(256).optional();
+const TICKET = z.string().min(1).max(64);
+/** The typed write bodies; `actor` is who to write as (checked against the caller's grant). */
+const BODIES = {
+  new: z.object({ process: text(255), title: z.string().max(4096).optional(), actor }).strict(),
+  set: z.object({ facts: z.array(z.object({ key: text(1024), value: z.string().max(65536) }).strict()).min(1).max(256), actor }).strict(),
+  retract: z.object({ key: text(1024), reason: z.string().max(4096).optional(), actor }).strict(),
+  dispute: z.object({ key: text(1024), reason: z.string().max(4096).optional(), withdraw: z.boolean().optional(), actor }).strict(),
+  comment: z.object({ text: text(65536), actor }).strict(),
+  attest: z.object({ claim: text(4096), body: z.string().max(65536).optional(), actor }).strict(),
+  legacy: z.object({ args: z.array(z.string().max(65536)).max(4096), actor }).strict(),
+} as const;
+const READ_QUERY = z
+  .object({ at: z.string().max(64).optional(), actor: z.string().min(1).max(256).optional(), role: z.string().min(1).max(256).optional(), all: z.string().max(8).optional() })
+  .strict();
+
+/** Parse with a schema, or a `input/invalid` naming the first bad field. */
+function valid<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {
+  const r = schema.safeParse(value ?? {});
+  if (r.success) return r.data;
+  const i = r.error.issues[0]!;
+  const at = i.path.length > 0 ? `${where}.${i.path.join('.')}` : where;
+  throw new TikError('input/invalid', `${at}: ${i.message}`, { where: at, hint: 'see docs/tik-sync.md for the request shapes' });
 }
 
-interface ReadQuery {
-  at?: string;
-  actor?: string;
-  role?: string;
-  all?: string;
-}
+const pretty = (v: unknown): string => `${JSON.stringify(v, null, 2)}\n`;
+const truthy = (s: string | undefined): boolean => s !== undefined && s !== 'false';
 
 /**
  * The read API (`GET /api/status/:ticket`, `explain`, `log`, `next`, `ls`; bodies are exactly
- * `tik <verb> --json`) and the write API (`POST /api/<verb>` with `{args, actor}`; the answer is
- * the verb's `--json`). Shapes: docs/tik.md; routes: docs/tik-sync.md. With a shard gateway, a
- * request about a ticket of another shard is passed to that shard, and `ls`/`next` gather every shard.
+ * `tik <verb> --json`) and the typed write API (`POST /api/tickets`, `POST
+ * /api/tickets/:ticket/{facts,retract,dispute,comments,attestations}`, `PUT
+ * /api/tickets/:ticket/artifacts/<path>`), plus the old `POST /api/<verb> {args}` parsed by the
+ * same strict parser into the same typed writes. No argv reaches commander; who may write as whom
+ * is `authorship`. Shapes: docs/tik-sync.md. With a shard gateway, a request about a ticket of
+ * another shard is passed to that shard, and `ls`/`next` gather every shard.
  */
-export function apiRoutes(v: VerbEnv, gw?: ShardGateway) {
+export function apiRoutes(o: ApiOptions) {
+  const svc = o.service;
+  const gw = o.gateway;
   return async function plugin(app: FastifyInstance): Promise<void> {
-    /** Runs the verb here; an "unknown ticket" may instead be answered by `elsewhere` (a sibling replica that has it). */
-    const reply = async (res: FastifyReply, actor: string | undefined, argv: string[], elsewhere?: () => Promise<Answer | undefined>): Promise<unknown> => {
-      const r = await runVerb(v, actor, [...argv, '--json']);
-      if (r.code !== 0) {
-        const e = verbError(r);
-        const other = e.status === 404 && elsewhere ? await elsewhere() : undefined;
-        if (other !== undefined && other.status !== 404) return sendAnswer(res, other);
-        return res.code(e.status).send(e.body);
-      }
-      return res.type('application/json').send(r.stdout);
+    const fail = (res: FastifyReply, e: unknown): FastifyReply => {
+      const r = errorReply(e, o.hidden);
+      const before = warningsBefore(e);
+      if (before.length > 0) res.header('tik-warnings', JSON.stringify(before).replace(/[^\x20-\x7e]/g, '?'));
+      if (r.status === 500) app.log.error(e);
+      return res.code(r.status).send(r.body);
     };
-    const readOpts = (q: ReadQuery, allowed: readonly (keyof ReadQuery)[]): string[] => {
-      const out: string[] = [];
-      if (allowed.includes('at') && q.at) out.push('--at', q.at);
-      if (allowed.includes('role') && q.role) out.push('--role', q.role);
-      if (allowed.includes('all') && q.all !== undefined && q.all !== 'false') out.push('--all');
-      return out;
+    const send = (res: FastifyReply, out: Outcome<unknown>, body: unknown): FastifyReply => {
+      // Warnings travel beside the body (which stays exactly the CLI's --json), one JSON array.
+      if (out.warnings.length > 0) res.header('tik-warnings', JSON.stringify(out.warnings).replace(/[^\x20-\x7e]/g, '?'));
+      return res.type('application/json; charset=utf-8').send(pretty(body));
     };
     /**
      * Where a request about `ticketArg` runs: here (with the full id, when sharded) or, for a
@@ -87,61 +103,160 @@ export function apiRoutes(v: VerbEnv, gw?: ShardGateway) {
       await sendAnswer(res, await forward(id));
       return undefined;
     };
+    const authHeader = (req: FastifyRequest): Record<string, string> => (typeof req.headers.authorization === 'string' ? { authorization: req.headers.authorization } : {});
     const query = (url: string): string => (url.includes('?') ? url.slice(url.indexOf('?')) : '');
     /** For a request made here (not forwarded), the same request at this shard's other replicas. */
     const siblings = (req: FastifyRequest, method: 'GET' | 'POST', path: string, body?: unknown): (() => Promise<Answer | undefined>) | undefined =>
-      gw && req.headers[FORWARDED_HEADER] === undefined ? () => gw.askSiblings(method, path, body) : undefined;
-    const perTicket = (verb: 'status' | 'explain' | 'log', withAt: boolean) =>
-      async (req: FastifyRequest<{ Params: { ticket: string }; Querystring: ReadQuery }>, res: FastifyReply): Promise<unknown> => {
-        const id = await route(req, res, req.params.ticket, (full) => gw!.forward(full, 'GET', `/api/${verb}/${full}${query(req.url)}`));
-        if (id === undefined) return res;
-        return reply(res, req.query.actor, [verb, id, ...(withAt ? readOpts(req.query, ['at']) : [])], siblings(req, 'GET', `/api/${verb}/${id}${query(req.url)}`));
-      };
-    app.get<{ Params: { ticket: string }; Querystring: ReadQuery }>('/api/status/:ticket', perTicket('status', true));
-    app.get<{ Params: { ticket: string }; Querystring: ReadQuery }>('/api/explain/:ticket', perTicket('explain', true));
-    app.get<{ Params: { ticket: string }; Querystring: ReadQuery }>('/api/log/:ticket', perTicket('log', false));
-    const all = (q: ReadQuery): boolean => q.all !== undefined && q.all !== 'false';
-    app.get<{ Querystring: ReadQuery }>('/api/next', async (req, res) =>
-      gw
-        ? sendAnswer(res, await gw.gatherNext({ ...(req.query.actor ? { actor: req.query.actor } : {}), ...(req.query.role ? { role: req.query.role } : {}), all: all(req.query) }))
-        : reply(res, req.query.actor, ['next', ...readOpts(req.query, ['role', 'all'])]),
-    );
-    app.get<{ Querystring: ReadQuery }>('/api/ls', async (req, res) => (gw ? sendAnswer(res, await gw.gatherLs(all(req.query))) : reply(res, undefined, ['ls', ...readOpts(req.query, ['all'])])));
+      gw && req.headers[FORWARDED_HEADER] === undefined ? () => gw.askSiblings(method, path, body, authHeader(req)) : undefined;
+    /** Runs `f`; an "unknown ticket" may instead be answered by `elsewhere` (a sibling replica that has it). */
+    const answer = async (res: FastifyReply, f: () => Promise<FastifyReply>, elsewhere?: () => Promise<Answer | undefined>): Promise<FastifyReply> => {
+      try {
+        return await f();
+      } catch (e) {
+        const r = errorReply(e, o.hidden);
+        if (r.status === 404 && elsewhere) {
+          const other = await elsewhere();
+          if (other !== undefined && other.status !== 404) return sendAnswer(res, other);
+        }
+        return fail(res, e);
+      }
+    };
+    const atOf = (q: { at?: string | undefined }): { at?: Instant } => (q.at !== undefined && q.at !== '' ? { at: parseInstantText(q.at, 'at') } : {});
 
-    app.post<{ Params: { verb: string }; Body: { args?: unknown; actor?: unknown } }>(
-      '/api/:verb',
-      {
-        schema: {
-          body: {
-            type: 'object',
-            required: ['args'],
-            additionalProperties: false,
-            properties: { args: { type: 'array', items: { type: 'string' }, maxItems: 4096 }, actor: { type: 'string', minLength: 1 } },
-          },
-        },
-      },
-      async (req, res) => {
-        const { verb } = req.params;
-        if (!WRITE_VERBS.includes(verb)) {
-          return res.code(404).send({ error: { code: 'server/unknown-verb', message: `no write verb ${JSON.stringify(verb)}`, hint: `one of ${WRITE_VERBS.join(', ')}` } });
-        }
-        const args = req.body.args as string[];
-        const bad = badOption(args);
-        if (bad !== undefined) {
-          return res.code(400).send({ error: { code: 'server/bad-option', message: `option ${JSON.stringify(bad)} is not accepted by the write API`, hint: `allowed: ${[...WRITE_OPTIONS].join(' ')}` } });
-        }
-        const actor = typeof req.body.actor === 'string' ? req.body.actor : undefined;
-        const at = verb === 'new' ? -1 : firstPositional(args);
-        if (at >= 0) {
-          const id = await route(req, res, args[at]!, (full) =>
-            gw!.forward(full, 'POST', `/api/${verb}`, { args: args.map((a, i) => (i === at ? full : a)), ...(actor !== undefined ? { actor } : {}) }),
-          );
+    // ── reads ────────────────────────────────────────────────────────────────────────────────
+    const perTicket = (verb: 'status' | 'explain' | 'log') =>
+      async (req: FastifyRequest<{ Params: { ticket: string } }>, res: FastifyReply): Promise<unknown> => {
+        try {
+          authorizeRead(o.authorship, req);
+          const q = valid(READ_QUERY, req.query, 'query');
+          valid(TICKET, req.params.ticket, 'ticket');
+          const id = await route(req, res, req.params.ticket, (full) => gw!.forward(full, 'GET', `/api/${verb}/${full}${query(req.url)}`, undefined, authHeader(req)));
           if (id === undefined) return res;
-          args[at] = id;
-          return reply(res, actor, [verb, ...args], siblings(req, 'POST', `/api/${verb}`, { args, ...(actor !== undefined ? { actor } : {}) }));
+          return answer(
+            res,
+            async () => {
+              if (verb === 'status') {
+                const r = await svc.status(id, atOf(q));
+                return send(res, r, r.value.json);
+              }
+              if (verb === 'explain') {
+                const r = await svc.explain(id, { ...atOf(q), ...(q.actor !== undefined ? { forActor: q.actor } : {}) });
+                return send(res, r, r.value.json);
+              }
+              const r = await svc.log(id);
+              return send(res, r, r.value.json);
+            },
+            siblings(req, 'GET', `/api/${verb}/${id}${query(req.url)}`),
+          );
+        } catch (e) {
+          return fail(res, e);
         }
-        return reply(res, actor, [verb, ...args]);
-      },
-    );
+      };
+    app.get<{ Params: { ticket: string } }>('/api/status/:ticket', perTicket('status'));
+    app.get<{ Params: { ticket: string } }>('/api/explain/:ticket', perTicket('explain'));
+    app.get<{ Params: { ticket: string } }>('/api/log/:ticket', perTicket('log'));
+    app.get('/api/next', async (req, res) => {
+      try {
+        authorizeRead(o.authorship, req);
+        const q = valid(READ_QUERY, req.query, 'query');
+        if (gw) return sendAnswer(res, await gw.gatherNext({ ...(q.actor ? { actor: q.actor } : {}), ...(q.role ? { role: q.role } : {}), all: truthy(q.all) }));
+        const r = await svc.next({ ...(q.actor ? { actor: q.actor } : {}), ...(q.role ? { role: q.role } : {}), all: truthy(q.all) });
+        return send(res, r, r.value.json);
+      } catch (e) {
+        return fail(res, e);
+      }
+    });
+    app.get('/api/ls', async (req, res) => {
+      try {
+        authorizeRead(o.authorship, req);
+        const q = valid(READ_QUERY, req.query, 'query');
+        if (gw) return sendAnswer(res, await gw.gatherLs(truthy(q.all)));
+        const r = await svc.ls({ all: truthy(q.all) });
+        // The body stays the CLI's array; the tickets left out are named in a header too.
+        if (r.value.skipped.length > 0) res.header('tik-skipped', JSON.stringify(r.value.skipped.map((s) => ({ ticket: s.ticket, code: s.code }))));
+        return send(res, r, r.value.rows);
+      } catch (e) {
+        return fail(res, e);
+      }
+    });
+
+    // ── writes ───────────────────────────────────────────────────────────────────────────────
+    /** Authenticate, route to the owning shard, run. `requested` is the body's actor (if any). */
+    const write = async (req: FastifyRequest, res: FastifyReply, op: WriteOp, requested: string | undefined): Promise<unknown> => {
+      const as = authorizeWrite(o.authorship, req, requested);
+      if ('ticket' in op) {
+        const id = await route(req, res, op.ticket, (full) => {
+          const t = typedRequest({ ...op, ticket: full }, as);
+          return gw!.forward(full, 'POST', t.path, t.body, authHeader(req));
+        });
+        if (id === undefined) return res;
+        const here = { ...op, ticket: id };
+        const t = typedRequest(here, as);
+        return answer(res, async () => send(res, ...withBody(await execute(svc, as, here))), siblings(req, 'POST', t.path, t.body));
+      }
+      return send(res, ...withBody(await execute(svc, as, op)));
+    };
+    const withBody = (r: Outcome<unknown>): [Outcome<unknown>, unknown] => [r, r.value];
+    const jsonRoute = { bodyLimit: JSON_BODY_LIMIT };
+    const ticketOf = (req: FastifyRequest<{ Params: { ticket: string } }>): string => valid(TICKET, req.params.ticket, 'ticket');
+
+    app.post('/api/tickets', jsonRoute, async (req, res) => {
+      try {
+        const b = valid(BODIES.new, req.body, 'body');
+        return await write(req, res, { verb: 'new', process: b.process, title: b.title }, b.actor);
+      } catch (e) {
+        return fail(res, e);
+      }
+    });
+    const ticketWrite = <K extends 'set' | 'retract' | 'dispute' | 'comment' | 'attest'>(path: string, kind: K, toOp: (ticket: string, b: z.infer<(typeof BODIES)[K]>) => WriteOp) =>
+      app.post<{ Params: { ticket: string } }>(`/api/tickets/:ticket/${path}`, jsonRoute, async (req, res) => {
+        try {
+          const b = valid(BODIES[kind], req.body, 'body') as z.infer<(typeof BODIES)[K]>;
+          return await write(req, res, toOp(ticketOf(req), b), b.actor);
+        } catch (e) {
+          return fail(res, e);
+        }
+      });
+    ticketWrite('facts', 'set', (ticket, b) => ({ verb: 'set', ticket, facts: (b as z.infer<typeof BODIES.set>).facts }));
+    ticketWrite('retract', 'retract', (ticket, b) => ({ verb: 'retract', ticket, key: (b as z.infer<typeof BODIES.retract>).key, reason: (b as z.infer<typeof BODIES.retract>).reason }));
+    ticketWrite('dispute', 'dispute', (ticket, b) => {
+      const d = b as z.infer<typeof BODIES.dispute>;
+      return { verb: 'dispute', ticket, key: d.key, reason: d.reason, withdraw: d.withdraw };
+    });
+    ticketWrite('comments', 'comment', (ticket, b) => ({ verb: 'comment', ticket, text: (b as z.infer<typeof BODIES.comment>).text }));
+    ticketWrite('attestations', 'attest', (ticket, b) => ({ verb: 'attest', ticket, claim: (b as z.infer<typeof BODIES.attest>).claim, body: (b as z.infer<typeof BODIES.attest>).body }));
+
+    // Attach by upload: the raw bytes are the body; the artifact path is the rest of the URL.
+    app.register(async (upload) => {
+      upload.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: ATTACH_BODY_LIMIT }, (_req, body, done) => done(null, body));
+      upload.put<{ Params: { ticket: string; '*': string }; Querystring: { actor?: string } }>('/api/tickets/:ticket/artifacts/*', { bodyLimit: ATTACH_BODY_LIMIT }, async (req, res) => {
+        try {
+          const ticket = ticketOf(req);
+          const path = valid(text(1024), req.params['*'], 'path');
+          const requested = valid(actor, req.query.actor, 'actor');
+          const as = authorizeWrite(o.authorship, req, requested);
+          const id = gw ? await gw.resolve(ticket) : ticket;
+          if (gw && !gw.owns(id)) throw new TikError('shard/misdirected', `ticket ${id} belongs to shard ${gw.ownerOf(id)}/${gw.shard.count}`, { where: 'ticket', hint: 'upload to a replica of the owning shard' });
+          const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+          return send(res, ...withBody(await svc.attach({ actor: as, ticket: id, path, bytes })));
+        } catch (e) {
+          return fail(res, e);
+        }
+      });
+    });
+
+    // The old form: `{args}` parsed strictly (never by commander) into the same typed writes.
+    app.post<{ Params: { verb: string } }>('/api/:verb', jsonRoute, async (req, res) => {
+      try {
+        const verb = req.params.verb;
+        if (!(WRITE_VERBS as readonly string[]).includes(verb)) {
+          throw new TikError('server/unknown-verb', `no write verb ${JSON.stringify(verb)}`, { where: 'verb', hint: `one of ${WRITE_VERBS.join(', ')}; attach by PUT /api/tickets/:ticket/artifacts/<path>` });
+        }
+        const b = valid(BODIES.legacy, req.body, 'body');
+        return await write(req, res, parseWriteArgs(verb as WriteOp['verb'], b.args), b.actor);
+      } catch (e) {
+        return fail(res, e);
+      }
+    });
   };
 }

@@ -1,9 +1,7 @@
 import { isCodedError } from '../../core/errors.js';
-import { CliContext } from '../cli/context.js';
-import { memoryIo } from '../cli/io.js';
-import { loadAllTickets } from '../cli/ticket-set.js';
-import { WriterClock } from '../cli/writer-clock.js';
-import { formatInstant } from '../edn/index.js';
+import { outcomeOf } from '../app/error-table.js';
+import type { TikService } from '../app/tik-service.js';
+import { loadTicketSet } from '../app/ticket-set.js';
 import { Instant } from '../edn/value.js';
 import { TikError } from '../errors.js';
 import { resolveTicket } from '../store/resolve-ticket.js';
@@ -11,7 +9,6 @@ import { combineInbox, ticketInbox, type TicketInbox } from '../shard/inbox-part
 import type { ShardDirectory } from '../shard/shard-directory.js';
 import { isTicketId, shardOf, type ShardSpec } from '../shard/shard-spec.js';
 import type { ShardStore } from '../shard/shard-store.js';
-import { runVerb, statusOf, verbError, type VerbEnv } from './run-verb.js';
 
 /** An HTTP answer: status, content type, body text. */
 export interface Answer {
@@ -40,7 +37,7 @@ class ShardFailed extends TikError {
 export function errorAnswer(e: unknown): Answer {
   if (e instanceof ShardFailed) return e.answer;
   if (!isCodedError(e)) throw e;
-  const status = e.code === 'shard/unavailable' ? 503 : e.code === 'shard/mismatch' ? 409 : e.code === 'shard/misdirected' ? 421 : statusOf(e.code);
+  const status = e.code === 'shard/unavailable' ? 503 : e.code === 'shard/mismatch' ? 409 : e.code === 'shard/misdirected' ? 421 : outcomeOf(e.code).http;
   return json(status, { error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } });
 }
 
@@ -53,7 +50,7 @@ export function errorAnswer(e: unknown): Answer {
  */
 export class ShardGateway {
   constructor(
-    private readonly v: VerbEnv,
+    private readonly svc: TikService,
     readonly store: ShardStore,
     readonly directory: ShardDirectory,
   ) {}
@@ -64,7 +61,7 @@ export class ShardGateway {
 
   /** The instant this replica derives at (its clock, or `TIK_NOW`); sent to every shard of a gather. */
   nowMs(): number {
-    return WriterClock.fromEnv(this.v.env, this.v.clock ?? (() => Date.now())).now().ms;
+    return this.svc.clock.now().ms;
   }
 
   ownerOf(ticket: string): number {
@@ -79,26 +76,24 @@ export class ShardGateway {
 
   /** `ls --json` rows of the tickets this shard owns, derived at `nowMs`. */
   async localLs(all: boolean, nowMs: number): Promise<Answer> {
-    const r = await runVerb({ ...this.v, env: { ...this.v.env, TIK_NOW: formatInstant(nowMs) } }, undefined, ['ls', ...(all ? ['--all'] : []), '--json']);
-    if (r.code !== 0) {
-      const e = verbError(r);
-      return json(e.status, e.body);
+    try {
+      const r = await this.svc.ls({ all, at: new Instant(nowMs) });
+      return json(200, r.value.rows.filter((row) => this.owns(String(row.ticket))));
+    } catch (e) {
+      return errorAnswer(e);
     }
-    const rows = (JSON.parse(r.stdout) as { ticket: string }[]).filter((row) => this.owns(row.ticket));
-    return json(200, rows);
   }
 
   /** The per-ticket inbox contributions of this shard's tickets at `nowMs`. */
   async localNext(nowMs: number, opts: { actor?: string; role?: string }): Promise<Answer> {
-    const io = memoryIo({ cwd: this.v.cwd ?? this.v.root, env: {}, osUser: 'tik-serve' });
-    const ctx = new CliContext(io);
     const now = new Instant(nowMs);
-    const tickets = await loadAllTickets(ctx, this.store, now);
-    if (ctx.exitCode !== 0) {
-      const e = verbError({ code: ctx.exitCode, stdout: '', stderr: io.stderr() });
-      return json(e.status, e.body);
+    try {
+      // A ticket that cannot be read is left out (as `tik next` leaves it out), never the shard.
+      const { tickets } = await loadTicketSet(this.store, now);
+      return json(200, tickets.map((t) => ticketInbox(t, now, opts)));
+    } catch (e) {
+      return errorAnswer(e);
     }
-    return json(200, tickets.map((t) => ticketInbox(t, now, opts)));
   }
 
   /** This shard's tickets whose id starts with `prefix` (lower-cased). */
@@ -138,10 +133,11 @@ export class ShardGateway {
     }
   }
 
-  /** `gatherLs(true)` in the shape of a verb run (for the board page). */
-  async lsAllAsVerb(): Promise<{ code: number; stdout: string; stderr: string }> {
+  /** `gatherLs(true)` rows for the board page (an unreachable shard is an error naming it). */
+  async lsAllRows(): Promise<{ rows: Record<string, unknown>[]; skipped: readonly { ticket: string; code: string; message: string }[] }> {
     const a = await this.gatherLs(true);
-    return a.status === 200 ? { code: 0, stdout: a.body, stderr: '' } : { code: 1, stdout: '', stderr: a.body };
+    if (a.status !== 200) throw new TikError('shard/unavailable', (JSON.parse(a.body) as { error?: { message?: string } }).error?.message ?? `a shard answered ${a.status}`);
+    return { rows: JSON.parse(a.body) as Record<string, unknown>[], skipped: [] };
   }
 
   /** `next --json` over every shard (same filters as `tik next`). */
@@ -192,11 +188,11 @@ export class ShardGateway {
   }
 
   /** A request for shard `index`, sent on past any replica answering 404 ("unknown ticket" may only mean "not synced yet"). */
-  private send(index: number, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+  private send(index: number, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
     return this.directory.call(
       index,
       path,
-      { method, ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) },
+      { method, headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) },
       (a) => a.status === 404,
     );
   }
@@ -205,9 +201,9 @@ export class ShardGateway {
    * Passes a request on to a live replica of the shard owning `ticket` (one hop, never more); a
    * 404 sends it on to the shard's next replica, and is the answer only if every replica says so.
    */
-  async forward(ticket: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+  async forward(ticket: string, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
     try {
-      return await this.send(this.ownerOf(ticket), method, path, body);
+      return await this.send(this.ownerOf(ticket), method, path, body, headers);
     } catch (e) {
       return errorAnswer(e);
     }
@@ -218,10 +214,10 @@ export class ShardGateway {
    * (yet): a ticket written at a sibling shows here only after anti-entropy. Undefined when there
    * is no sibling or none answers.
    */
-  async askSiblings(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer | undefined> {
+  async askSiblings(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer | undefined> {
     if ((await this.directory.replicasOf(this.shard.index)).length === 0) return undefined;
     try {
-      return await this.send(this.shard.index, method, path, body);
+      return await this.send(this.shard.index, method, path, body, headers);
     } catch {
       return undefined;
     }

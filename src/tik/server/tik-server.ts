@@ -1,6 +1,11 @@
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
+import type { SshPrivateKey } from '../../core/sshsig.js';
+import { TikService } from '../app/tik-service.js';
+import { WriterClock } from '../app/writer-clock.js';
 import { openEffects, type EffectsOptions, type EffectsService } from '../effects/index.js';
 import type { Instant } from '../edn/index.js';
+import { randomUUID } from 'node:crypto';
+import { isCodedError } from '../../core/errors.js';
 import { ShardDirectory, SHARD_HEADER } from '../shard/shard-directory.js';
 import { ownedUuid } from '../shard/owned-uuid.js';
 import { ownsTicket, shardText, WHOLE, type ShardSpec } from '../shard/shard-spec.js';
@@ -8,12 +13,17 @@ import type { RecurScheduler } from '../recur/recur-scheduler.js';
 import { ShardStore } from '../shard/shard-store.js';
 import type { EventStore } from '../store/store.js';
 import { httpTransport } from '../sync/http-transport.js';
+import { effectiveRegister } from '../roles/effective-register.js';
 import { AntiEntropy } from './anti-entropy.js';
 import { apiRoutes } from './api-routes.js';
-import { boardPage } from './board-page.js';
+import { authorizeSync, type Authorship } from './authorship.js';
+import { boardPage, serviceBoardRows } from './board-page.js';
+import { errorReply } from './error-reply.js';
+import { hostGuard } from './host-guard.js';
+import { SERVER_LIMITS, type ServerLimits } from './server-limits.js';
+import { guardSockets } from './socket-guard.js';
 import { syncRoutes } from './sync-routes.js';
-import { SYNC_BODY_LIMIT } from './sync-routes.js';
-import type { VerbEnv } from './run-verb.js';
+import type { SyncLimits } from '../sync/limits.js';
 import { recurRunner, type RecurOptions } from './recur-runner.js';
 import { ShardGateway } from './shard-gateway.js';
 import { shardGuard, shardLocalRoutes } from './shard-routes.js';
@@ -21,14 +31,24 @@ import { shardGuard, shardLocalRoutes } from './shard-routes.js';
 export interface TikServerOptions {
   /** The store's root directory or `postgresql://` URL (what `tik --root` takes). */
   readonly root: string;
-  /** Working directory for the in-process verbs (default: `root`). */
+  /** The server's working directory (relative files such as effects.edn resolve here; default: `root`). */
   readonly cwd?: string;
   /** The same store, opened, for the sync endpoints. */
   readonly store: EventStore;
-  /** Passed to the in-process verbs: TIK_KEY signs writes; TIK_NOW fixes the clock (tests). */
+  /** TIK_NOW fixes the clock (tests). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Who may append through this replica (default `closed`: no API writes; docs/tik-sync.md#security). */
+  readonly authorship?: Authorship;
+  /** Host header values (names, without the port) this replica answers; default any. */
+  readonly allowedHosts?: readonly string[];
+  /** The replica's own actor and key: it signs only events naming that actor (its recurrences). */
+  readonly self?: { readonly actor: string; readonly key?: SshPrivateKey };
+  /** The epoch-ms clock (default the system clock; `TIK_NOW` in `env` overrides it). */
+  readonly clock?: () => number;
   /** Peer base URLs for anti-entropy. */
   readonly peers?: readonly string[];
+  /** The bearer token anti-entropy sends to its peers (`TIK_PEER_TOKEN`). */
+  readonly peerToken?: string;
   /** Seconds between anti-entropy rounds. Default 10. */
   readonly intervalSeconds?: number;
   /** pino logging to stderr (default off; `tik serve` turns it on). */
@@ -41,6 +61,10 @@ export interface TikServerOptions {
   readonly shardPeers?: readonly string[];
   /** Recurrences to open on schedule (`recurrences.edn`, `--recur`); start with `startRecur()`. */
   readonly recur?: RecurOptions;
+  /** Connection, body and transfer bounds (`SERVER_LIMITS` by default). */
+  readonly limits?: Partial<ServerLimits>;
+  /** Bounds on each anti-entropy session with a peer (`SYNC_LIMITS` by default). */
+  readonly syncLimits?: Partial<SyncLimits>;
 }
 
 export interface TikServer {
@@ -54,7 +78,11 @@ export interface TikServer {
   readonly recur: RecurScheduler | undefined;
   /** Starts ticking the recurrence scheduler (now, then every interval). */
   startRecur(): void;
-  close(): Promise<void>;
+  /**
+   * Stops anti-entropy (aborting sessions in flight) and the loops, stops listening, and lets
+   * requests in flight finish for at most `graceMs` (default 5000) before closing their sockets.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -64,38 +92,67 @@ export interface TikServer {
  */
 export async function buildTikServer(options: TikServerOptions): Promise<TikServer> {
   // Request logging is off: anti-entropy polls every few seconds; syncs that move data and errors are logged.
-  const app = Fastify({ logger: options.logger ? { level: 'info', stream: process.stderr } : false, disableRequestLogging: true, bodyLimit: SYNC_BODY_LIMIT });
+  const limits: ServerLimits = { ...SERVER_LIMITS, ...options.limits };
+  const app = Fastify({
+    logger: options.logger ? { level: 'info', stream: process.stderr } : false,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: limits.apiBodyBytes,
+    connectionTimeout: limits.idleTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // headersTimeout and requestTimeout are enforced by a sweep every connectionsCheckingInterval.
+    http: { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs) },
+  });
+  guardSockets(app.server, limits.maxSockets);
   const shard = options.shard ?? WHOLE;
   const sharded = shard.count > 1;
   // A sharded replica reconciles, serves and accepts only its shard's tickets, and opens only those.
   const store: EventStore = sharded ? new ShardStore(options.store, shard) : options.store;
-  const v: VerbEnv = {
-    root: options.root,
-    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-    env: options.env ?? {},
-    ...(sharded ? { randomUuid: () => ownedUuid(shard) } : {}),
-  };
-  const gateway = sharded ? new ShardGateway(v, store as ShardStore, new ShardDirectory(shard, [...new Set([...(options.shardPeers ?? []), ...(options.peers ?? [])])])) : undefined;
+  // One service per replica, over the store opened once: no re-open, no argv, no commander.
+  const key = options.self?.key;
+  const service = new TikService({
+    store,
+    clock: WriterClock.fromEnv(options.env ?? {}, options.clock ?? (() => Date.now())),
+    mintId: sharded ? () => ownedUuid(shard) : () => randomUUID(),
+    ...(options.self && key ? { signer: { actor: options.self.actor, key } } : {}),
+  });
+  const authorship: Authorship = options.authorship ?? { mode: 'closed' };
+  const hidden = [...new Set([options.root, options.store.location, options.cwd ?? options.root])];
+  const gateway = sharded ? new ShardGateway(service, store as ShardStore, new ShardDirectory(shard, [...new Set([...(options.shardPeers ?? []), ...(options.peers ?? [])])])) : undefined;
   // Every error answer has one shape: {error: {code, message, hint?}}; never a stack trace.
   app.setErrorHandler((err: FastifyError, _req, res) => {
+    if (isCodedError(err)) {
+      const r = errorReply(err, hidden);
+      return res.code(r.status).send(r.body);
+    }
     const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) app.log.error(err);
     return res.code(status).send({
       error: status === 500 ? { code: 'server/internal', message: 'internal error', hint: 'see the replica’s log' } : { code: 'server/bad-request', message: err.message },
     });
   });
+  // No route outside the API answers an unknown path with anything but a coded 404 (no help text, no paths).
+  app.setNotFoundHandler((req, res) => res.code(404).send({ error: { code: 'server/not-found', message: `no route ${req.method} ${req.url.split('?')[0]!.slice(0, 200)}`, hint: 'see docs/tik-sync.md for the routes' } }));
+  if (options.allowedHosts !== undefined) app.addHook('onRequest', hostGuard(options.allowedHosts));
   app.addHook('onRequest', shardGuard(shard));
-  await app.register(syncRoutes(store));
-  await app.register(apiRoutes(v, gateway));
+  await app.register(syncRoutes(store, { limits }, { authorize: (req) => authorizeSync(authorship, req), ...(authorship.mode === 'signed' ? { admitSigned: true } : {}) }));
+  await app.register(apiRoutes({ service, authorship, hidden, gateway }));
   if (gateway) await app.register(shardLocalRoutes(gateway));
-  await app.register(gateway ? boardPage(v, () => gateway.lsAllAsVerb()) : boardPage(v));
-  app.get('/health', async () => ({ status: 'ok', store: options.store.kind, peers: options.peers ?? [], shard: shardText(shard), shardPeers: options.shardPeers ?? [] }));
+  await app.register(boardPage(gateway ? () => gateway.lsAllRows() : serviceBoardRows(service), authorship, hidden));
+  app.get('/health', async () => {
+    const r = await effectiveRegister(store);
+    const roles = { source: r.source, status: r.status, digest: r.digest ?? null, fileDiffers: r.fileDiffers, differsFrom: antiEntropy.peerHealth().filter((p) => p.roles?.verdict === 'differs').map((p) => p.url) };
+    return { status: 'ok', store: options.store.kind, peers: options.peers ?? [], peerStatus: antiEntropy.peerHealth(), roles, shard: shardText(shard), shardPeers: options.shardPeers ?? [] };
+  });
   const log = { info: (o: object, m: string) => app.log.info(o, m), warn: (o: object, m: string) => app.log.warn(o, m) };
-  const headers: Record<string, string> = sharded ? { [SHARD_HEADER]: shardText(shard) } : {};
-  const antiEntropy = new AntiEntropy(store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log, (url) => httpTransport(url, { headers }));
+  const headers: Record<string, string> = { ...(sharded ? { [SHARD_HEADER]: shardText(shard) } : {}), ...(options.peerToken ? { authorization: `Bearer ${options.peerToken}` } : {}) };
+  const antiEntropy = new AntiEntropy(store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log, (url, signal) => httpTransport(url, { headers, signal }), {
+    ...(options.syncLimits ? { limits: options.syncLimits } : {}),
+    headers,
+  });
   const effects = options.effects ? await openEffects(options.effects, { store, now: options.effects.now, cwd: options.cwd ?? options.root, log }) : undefined;
   if (effects) await app.register(effects.routes);
-  const recur = options.recur && options.recur.recurrences.length > 0 ? recurRunner(v, options.recur, sharded ? (t) => ownsTicket(shard, t) : undefined, log) : undefined;
+  const recur = options.recur && options.recur.recurrences.length > 0 ? recurRunner(service, options.recur, sharded ? (t) => ownsTicket(shard, t) : undefined, log) : undefined;
   return {
     app,
     antiEntropy,
@@ -103,11 +160,16 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
     effects,
     recur: recur?.scheduler,
     startRecur: () => recur?.loop.start(),
-    close: async () => {
-      await recur?.loop.stop();
-      await effects?.close();
-      await antiEntropy.stop();
-      await app.close();
+    close: async (graceMs = 5000) => {
+      const stopped = antiEntropy.stop();
+      const closing = Promise.all([recur?.loop.stop(), effects?.close(), stopped]).then(() => app.close());
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((r) => (timer = setTimeout(r, graceMs)));
+      await Promise.race([closing, grace]);
+      clearTimeout(timer);
+      // Past the grace, requests still in flight (a slow upload, a stuck handler) lose their sockets.
+      app.server.closeAllConnections();
+      await Promise.race([closing, new Promise((r) => setTimeout(r, 1000))]);
     },
   };
 }

@@ -1,9 +1,9 @@
 import type { Instant } from '../edn/value.js';
 import { explainDerived, inbox, isSettled } from '../kernel/index.js';
-import { holdBackDependents } from '../cli/depends-on.js';
-import type { Json } from '../cli/json-value.js';
-import { reasonJson } from '../cli/lenses.js';
-import type { LoadedTicket } from '../cli/ticket-set.js';
+import { holdBackDependents } from '../app/depends-on.js';
+import type { Json } from '../app/json-value.js';
+import { reasonJson } from '../app/lenses.js';
+import type { LoadedTicket } from '../app/ticket-set.js';
 
 /** One inbox action contributed by one ticket, in the `tik next --json` item shape. */
 export interface InboxPartItem {

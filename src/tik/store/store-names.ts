@@ -16,8 +16,8 @@ export const EVENT_FILE = /^(sha256-[0-9a-f]{64})\.edn$/;
 export const SIDECAR_NAME = /^(sha256-[0-9a-f]{64})\.(sig|witness)\.([0-9a-f]{16})$/;
 /** A named process file stem: no path separators, no leading dot. */
 export const PROCESS_NAME = /^[A-Za-z0-9_][A-Za-z0-9._+*!?-]*$/;
-/** An actor name in `actors`: one allowed-signers principal (no space, comma, quote or `#` start). */
-export const ACTOR_NAME = /^[^\s,"#][^\s,"]*$/;
+/** An actor name in `actors`: one allowed-signers principal, never a pattern (no space, comma, quote, `*`, `?`, `!`, or `#` start). */
+export const ACTOR_NAME = /^[^\s,"#*?!][^\s,"*?!]*$/;
 
 /** `sha256-<hex>` of raw bytes. */
 export function sha256Id(bytes: Uint8Array | string): string {

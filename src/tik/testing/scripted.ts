@@ -6,7 +6,7 @@ import { type EdnMap, Instant, isInstant, isKeyword, isMap, isSet, isVector, Key
 import { TikError } from '../errors.js';
 import { parseDurationMillis } from '../kernel/duration.js';
 import { lint, parseProcess, resolveRoles, type ProcessDef, type Roles } from '../kernel/index.js';
-import { parseInstantText } from '../cli/instant-arg.js';
+import { parseInstantText } from '../app/instant-arg.js';
 import { SimTicket } from './sim-ticket.js';
 
 /**

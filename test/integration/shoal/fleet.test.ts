@@ -53,6 +53,7 @@ describe.skipIf(postgres.skip)('a shoal fleet on one shared registry', () => {
     const registryUrl = `postgresql://${base.username}@${base.host}/${registryDb}`;
     writeFileSync(join(dir, 'shoal.yaml'), `
 control_plane: {tenant_url: "${registryUrl}"}
+auth: {provider: none}
 domains: [{id: sales}]
 sources:
   - {id: sales-pg, type: postgresql, host: ${base.hostname}, port: ${base.port}, database: ${sourceDb}, username: ${base.username}}

@@ -64,7 +64,7 @@ async function startFleet(ledgerUrl: string, hooks: string, leaseMs: number): Pr
   await Promise.all(
     replicas.map(async (r) => {
       const peers = replicas.filter((o) => o !== r).flatMap((o) => ['--peer', o.url]);
-      r.proc = await startServer(['--root', r.dir, 'serve', '--port', String(r.port), '--interval', '0.2', '--effects-db', ledgerUrl, ...peers], {
+      r.proc = await startServer(['--root', r.dir, 'serve', '--port', String(r.port), '--interval', '0.2', '--open-writes', '--effects-db', ledgerUrl, ...peers], {
         cwd: r.dir,
         port: r.port,
         system: 'tik',
@@ -86,7 +86,7 @@ async function startFleet(ledgerUrl: string, hooks: string, leaseMs: number): Pr
 }
 
 async function post(r: Replica, verb: string, args: string[]): Promise<{ ticket: string }> {
-  const res = await fetch(`${r.url}/api/${verb}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ args }) });
+  const res = await fetch(`${r.url}/api/${verb}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ args, actor: 'seb' }) });
   const body = (await res.json()) as { ticket: string };
   if (!res.ok) throw new Error(`${verb} ${args.join(' ')} → ${res.status} ${JSON.stringify(body)}`);
   return body;

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recurTicketId } from '../../../src/tik/cli/recur-period.js';
+import { recurTicketId } from '../../../src/tik/app/recur-period.js';
 import { distBin, startServer, type ServerProcess } from '../../support/processes.js';
 import { freePort } from '../../support/services.js';
 import { CONFORMANCE, cleanup, snapshot, supportStore, tikDist } from '../../tik/cli/harness.js';

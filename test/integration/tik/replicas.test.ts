@@ -86,7 +86,7 @@ interface Replica {
 }
 
 function start(r: Replica): void {
-  const proc = spawn(process.execPath, [BIN, '--root', r.dir, 'serve', '--port', String(r.port), '--interval', '0.2', ...r.peers.flatMap((p) => ['--peer', p])], {
+  const proc = spawn(process.execPath, [BIN, '--root', r.dir, 'serve', '--port', String(r.port), '--interval', '0.2', '--open-writes', ...r.peers.flatMap((p) => ['--peer', p])], {
     env: { PATH: process.env.PATH, HOME: tmpHome, TIK_ACTOR: `replica-${r.port}` },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -103,7 +103,7 @@ async function healthy(r: Replica): Promise<void> {
 }
 
 async function post(r: Replica, verb: string, args: string[]): Promise<{ ticket: string; events?: { id: string }[]; event?: string }> {
-  const res = await fetch(`${r.url}/api/${verb}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ args }) });
+  const res = await fetch(`${r.url}/api/${verb}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ args, actor: `replica-${r.port}` }) });
   const body = (await res.json()) as { ticket: string; events?: { id: string }[]; event?: string };
   if (!res.ok) throw new Error(`${verb} ${args.slice(0, 3).join(' ')} → ${res.status} ${JSON.stringify(body)}`);
   return body;

@@ -72,7 +72,7 @@ describe('tik serve --shard: 2 shards × 2 replicas (real processes)', () => {
     for (const [k, r] of replicas.entries()) {
       const peers = replicas.filter((o) => o !== r && o.shard === r.shard).flatMap((o) => ['--peer', o.url]);
       const others = replicas.filter((o) => o.shard !== r.shard).flatMap((o) => ['--shard-peer', o.url]);
-      r.proc = await startServer(['--root', r.dir, 'serve', '--port', String(ports[k]), '--interval', '0.2', '--shard', `${r.shard}/${M}`, ...peers, ...others], {
+      r.proc = await startServer(['--root', r.dir, 'serve', '--port', String(ports[k]), '--interval', '0.2', '--open-writes', '--shard', `${r.shard}/${M}`, ...peers, ...others], {
         cwd: r.dir,
         port: ports[k]!,
         system: 'tik',

@@ -65,7 +65,7 @@ describe('hot tables through a real instance (in-process cache)', () => {
   beforeAll(async () => {
     writeDb(join(dir, 'dim.db'), table('customers'));
     writeDb(join(dir, 'shop.db'), table('payments'));
-    const yaml = hotSalesYaml({ src: '{id: src, type: sqlite, path: shop.db}', dim: '{id: dim, type: sqlite, path: dim.db}', extra: 'hot_tables: {refresh_interval: 60}\ncache: {enabled: false}\n' });
+    const yaml = hotSalesYaml({ src: '{id: src, type: sqlite, path: shop.db}', dim: '{id: dim, type: sqlite, path: dim.db}', extra: 'hot_tables: {refresh_interval: 60}\ncache: {enabled: false}\nauth: {provider: none}\n' });
     const { config } = loadConfig(yaml);
     hot = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, metrics, hot: { clock: () => now, timer } });
     live = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, importConfig: false, hot: false });
@@ -123,7 +123,7 @@ describe('hot tables through a real instance (in-process cache)', () => {
       expect(Number(r[3])).toBeGreaterThanOrEqual(100);
     }
     const hidden = await answer(hot, 'SELECT c.ssn FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id', VIEWERS[1]!);
-    expect(hidden).toEqual({ ok: false, code: 'SQL_COLUMN_NOT_VISIBLE' });
+    expect(hidden).toEqual({ ok: false, code: 'SQL_UNKNOWN_COLUMN' });
   });
 
   it('no caller SQL reaches the cached relation: by its name, or by a CTE named like it or like the table', async () => {

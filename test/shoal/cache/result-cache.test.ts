@@ -20,6 +20,7 @@ const ORDERS = 'id,customer_id,region,amount,placed,big\n1,1,eu,10.50,2024-01-05
 
 const config = (cache: string, registry: string) => `control_plane: {tenant_url: "sqlite:///${registry}"}
 cache: ${cache}
+auth: {provider: none}
 domains: [{id: sales}, {id: crm}]
 sources:
   - {id: orders-csv, type: csv, path: orders.csv}
@@ -41,7 +42,7 @@ tables:
     columns:
       - {name: id, data_type: integer}
       - {name: name, data_type: varchar}
-      - {name: email, data_type: varchar, mask_type: regex, mask_pattern: "^[^@]+", mask_replace: "***", unmasked_to: [admin]}
+      - {name: email, data_type: varchar, mask_type: regex, mask_pattern: "^[^@]+(@.*)$", mask_replace: "***$1", unmasked_to: [admin]}
       - {name: region, data_type: varchar}
       - {name: ssn, data_type: varchar, visible_to: [admin]}
   - source_id: __derived__
@@ -52,8 +53,8 @@ tables:
     columns: [{name: region, data_type: varchar}, {name: n, data_type: bigint}]
 roles:
   - {id: admin, capabilities: [admin, full_results], domain_access: ["*"]}
-  - {id: analyst, capabilities: [full_results], domain_access: [sales, crm]}
-  - {id: clerk, capabilities: [full_results], domain_access: [sales, crm]}
+  - {id: analyst, capabilities: [query_development, full_results], domain_access: [sales, crm]}
+  - {id: clerk, capabilities: [query_development, full_results], domain_access: [sales, crm]}
 rls_rules:
   - {table_id: orders, role_id: analyst, filter: "region = current_setting('provisa.user_region')"}
   - {table_id: customers, role_id: analyst, filter: "region = current_setting('provisa.user_region')"}

@@ -16,6 +16,7 @@ import { buildApp } from '../../../src/shoal/server/app.js';
 
 const config = (cache: string, registry: string) => `control_plane: {tenant_url: "sqlite:///${registry}"}
 cache: ${cache}
+auth: {provider: none}
 domains: [{id: d}]
 sources:
   - {id: db, type: sqlite, path: data.db}

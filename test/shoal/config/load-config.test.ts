@@ -245,6 +245,12 @@ rls_rules:`);
   it.each([
     ['regex without a pattern', '        mask_pattern: "^(.{2}).*$"\n', '', 'CONFIG_MISSING_FIELD', 'mask_pattern'],
     ['regex with an invalid pattern', '"^(.{2}).*$"', '"^(.{2}"', 'CONFIG_INVALID_REGEX', 'mask_pattern'],
+    ['regex not anchored at both ends (it would pass unmatched values through)', '"^(.{2}).*$"', '"^[^@]+"', 'CONFIG_INVALID_REGEX', 'mask_pattern'],
+    ['regex with alternation (longest vs first match differs per route)', '"^(.{2}).*$"', '"^(a|ab).*$"', 'CONFIG_INVALID_REGEX', 'mask_pattern'],
+    ['regex with a class shorthand (unicode meaning differs per route)', '"^(.{2}).*$"', '"^(\\\\w{2}).*$"', 'CONFIG_INVALID_REGEX', 'mask_pattern'],
+    ['regex with a lazy quantifier', '"^(.{2}).*$"', '"^(.{2}).*?$"', 'CONFIG_INVALID_REGEX', 'mask_pattern'],
+    ['replacement naming a missing group', '"$1***"', '"$1***$2"', 'CONFIG_INVALID_REGEX', 'mask_replace'],
+    ['replacement with a backslash', '"$1***"', '"\\\\1***"', 'CONFIG_INVALID_REGEX', 'mask_replace'],
     ['regex on a non-string column', 'data_type: varchar', 'data_type: integer', 'CONFIG_INVALID_COMBINATION', 'mask_type'],
     ['truncate without a precision', 'mask_type: regex\n        mask_pattern: "^(.{2}).*$"\n        mask_replace: "$1***"', 'mask_type: truncate', 'CONFIG_MISSING_FIELD', 'mask_precision'],
     ['constant without a value', 'mask_type: regex\n        mask_pattern: "^(.{2}).*$"\n        mask_replace: "$1***"', 'mask_type: constant', 'CONFIG_MISSING_FIELD', 'mask_value'],

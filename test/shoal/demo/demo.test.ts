@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runDemo, type DemoResult } from '../../../src/shoal/demo/run-demo.js';
+import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
+import { buildApp } from '../../../src/shoal/server/app.js';
 
 // The README's main job: sample data on embedded defaults, one governed federated query
 // (SQLite ⋈ CSV ⋈ tik store) as two roles. Uses the compiled tik CLI (npm test builds first).
@@ -38,6 +41,25 @@ describe('shoal demo', () => {
     expect(analyst.rows.map((r) => r[0])).toEqual(eu);
     for (const r of analyst.rows) expect(r[1]).toMatch(/^..\*\*\*@example\.com$/);
   });
+
+  it('serving the demo config requires credentials; the demo token reads as analyst in region eu only', async () => {
+    const instance = await ShoalInstance.start({ config: loadConfig({ path: join(dir, 'shoal.yaml') }).config, baseDir: dir, mv: { tickMs: 0 } });
+    const app = await buildApp({ service: instance });
+    try {
+      const sql = 'SELECT name, region FROM sales.customers ORDER BY id';
+      expect((await app.inject({ method: 'POST', url: '/data/sql', headers: { 'x-provisa-role': 'admin' }, payload: { sql } })).statusCode).toBe(401);
+      const r = await app.inject({ method: 'POST', url: '/data/sql', headers: { authorization: `Bearer ${result.token.secret}` }, payload: { sql } });
+      expect(r.statusCode).toBe(200);
+      const rows = (r.json() as { rows: [string, string][] }).rows;
+      expect(rows.length).toBeGreaterThan(0);
+      expect(new Set(rows.map((x) => x[1]))).toEqual(new Set(['eu']));
+      const asAdmin = await app.inject({ method: 'POST', url: '/data/sql', headers: { authorization: `Bearer ${result.token.secret}`, 'x-provisa-role': 'admin' }, payload: { sql } });
+      expect(asAdmin.statusCode).toBe(403);
+    } finally {
+      await app.close();
+      await instance.close();
+    }
+  }, 120_000);
 
   it('a second run into the same directory gives the same answer', async () => {
     const again = await runDemo(dir);

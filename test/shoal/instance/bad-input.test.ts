@@ -21,12 +21,14 @@ describe('bad input through a real instance', () => {
   beforeAll(async () => {
     const db = new Database(join(dir, 'shop.db'));
     db.exec("CREATE TABLE orders (id INTEGER PRIMARY KEY, region TEXT, secret TEXT); INSERT INTO orders VALUES (1, 'eu', 's1'), (2, 'us', 's2');");
+    db.exec('CREATE TABLE salaries (id INTEGER); INSERT INTO salaries VALUES (1); CREATE TABLE vault (secret TEXT);');
     db.close();
     writeFileSync(join(dir, 'seg.csv'), 'id,segment\n1,gold\n');
     // A PostgreSQL source on a port nobody listens on: a source that is down.
     const deadPort = await freePort();
     writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db"}
-domains: [{id: sales}]
+auth: {provider: none}
+domains: [{id: sales}, {id: hr}]
 sources:
   - {id: shop, type: sqlite, path: shop.db}
   - {id: seg, type: csv, path: seg.csv}
@@ -41,6 +43,8 @@ tables:
       - {name: secret, data_type: varchar, visible_to: [admin]}
   - {source_id: seg, domain_id: sales, table: segments, columns: [{name: id, data_type: integer, visible_to: [admin, analyst]}, {name: segment, data_type: varchar, visible_to: [admin, analyst]}]}
   - {source_id: down-pg, domain_id: sales, schema: public, table: remote, columns: [{name: id, data_type: integer, visible_to: [admin]}]}
+  - {source_id: shop, domain_id: hr, table: salaries, columns: [{name: id, data_type: integer}]}
+  - {source_id: shop, domain_id: sales, table: vault, columns: [{name: secret, data_type: varchar, visible_to: [admin]}]}
 roles:
   - {id: admin, capabilities: [admin, query_development, full_results], domain_access: ["*"]}
   - {id: analyst, capabilities: [query_development], domain_access: [sales]}
@@ -82,13 +86,63 @@ roles:
     expect(r.body.error?.message).toContain('colour');
   });
 
-  it('a hidden column is refused, and * does not reveal it', async () => {
+  it('a hidden column is refused as unknown, and * does not reveal it', async () => {
     const r = await post('SELECT secret FROM sales.orders');
-    expect(r.status).toBe(403);
-    expect(r.body.error?.code).toBe('SQL_COLUMN_NOT_VISIBLE');
+    expect(r.status).toBe(400);
+    expect(r.body.error?.code).toBe('SQL_UNKNOWN_COLUMN');
     const star = await post('SELECT * FROM sales.orders ORDER BY id');
     expect(star.status).toBe(200);
     expect(JSON.stringify(star.body)).not.toContain('s1');
+  });
+
+  /** Status and body with the name the query used replaced, so a hidden and a missing object can be compared (names of equal length: positions too). */
+  const shape = async (sql: string, name: string, role = 'analyst') => {
+    const r = await app.inject({ method: 'POST', url: '/data/sql', payload: { sql, role } });
+    return { status: r.statusCode, body: JSON.parse(r.body.split(name).join('<name>')) as unknown };
+  };
+
+  it('to a role not granted it, a hidden table is indistinguishable from a missing one (code, status, message, hint)', async () => {
+    // hr.salaries: a domain the analyst has no access to; sales.vault: every column hidden from the analyst
+    for (const [hidden, missing] of [['hr.salaries', 'hr.wagesxyz'], ['sales.vault', 'sales.vaulz'], ['salaries', 'wagesxyz']] as const) {
+      const a = await shape(`SELECT * FROM ${hidden}`, hidden);
+      const b = await shape(`SELECT * FROM ${missing}`, missing);
+      expect(a).toEqual(b);
+      expect(a.status).toBe(404);
+      expect(a.body).toMatchObject({ error: { code: 'SQL_UNKNOWN_TABLE' } });
+    }
+    // the admin, who is granted both, reads them
+    expect((await post('SELECT id FROM hr.salaries', 'admin')).status).toBe(200);
+  });
+
+  it('to a role not granted it, a hidden column is indistinguishable from a missing one, qualified or not, and hints name only visible columns', async () => {
+    for (const [hidden, missing] of [['secret', 'colour'], ['o.secret', 'o.colour']] as const) {
+      const a = await shape(`SELECT ${hidden} FROM sales.orders o`, hidden.replace('o.', ''));
+      const b = await shape(`SELECT ${missing} FROM sales.orders o`, missing.replace('o.', ''));
+      expect(a).toEqual(b);
+      expect(a.status).toBe(400);
+      expect(JSON.stringify(a.body)).not.toContain('secret');
+    }
+    // in a subquery, a CTE, a WHERE: the same
+    const hiddenWhere = await shape('WITH t AS (SELECT id FROM sales.orders WHERE secret = 1) SELECT * FROM t', 'secret');
+    const missingWhere = await shape('WITH t AS (SELECT id FROM sales.orders WHERE colour = 1) SELECT * FROM t', 'colour');
+    expect(hiddenWhere).toEqual(missingWhere);
+    // through a derived table the engine reports it: still the same error
+    const viaDerived = await shape('SELECT t.secret FROM (SELECT * FROM sales.orders) t', 'secret');
+    expect(viaDerived).toEqual(await shape('SELECT t.colour FROM (SELECT * FROM sales.orders) t', 'colour'));
+    expect(viaDerived.status).toBeGreaterThanOrEqual(400);
+  });
+
+  it('"did you mean" suggests only what the role may see', async () => {
+    const typo = await post('SELECT regoin FROM sales.orders');
+    expect(JSON.stringify(typo.body)).toContain('did you mean \\"region\\"');
+    const near = await post('SELECT secrt FROM sales.orders');
+    expect(JSON.stringify(near.body)).not.toContain('secret');
+    const table = await post('SELECT id FROM sales.ordres');
+    expect(JSON.stringify(table.body)).toContain('did you mean sales.orders?');
+    const hiddenTable = await post('SELECT id FROM hr.salaris');
+    expect(JSON.stringify(hiddenTable.body)).not.toContain('salaries');
+    const admin = await post('SELECT id FROM hr.salaris', 'admin');
+    expect(JSON.stringify(admin.body)).toContain('did you mean hr.salaries?');
   });
 
   it.each(['DELETE FROM sales.orders', 'DROP TABLE sales.orders', "INSERT INTO sales.orders VALUES (3, 'x', 'y')", 'SELECT 1; SELECT 2'])(
@@ -137,6 +191,7 @@ describe('PostgreSQL semantics on the engine route', () => {
     try {
       writeFileSync(join(dir, 'n.csv'), 'a,b\n7,2\n-7,2\n');
       const { config } = loadConfig({ text: `control_plane: {tenant_url: "sqlite:///r.db"}
+auth: {provider: none}
 domains: [{id: d}]
 sources: [{id: f, type: csv, path: n.csv}]
 tables: [{source_id: f, domain_id: d, table: n, columns: [{name: a, data_type: integer}, {name: b, data_type: integer}]}]

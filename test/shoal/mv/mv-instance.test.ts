@@ -99,9 +99,9 @@ describe('an instance serving MVs', () => {
     });
     // the analyst's reads follow the MV's own rules: RLS, and n_secret is not visible
     expect((await read(instance, 'analyst', 'SELECT * FROM sales.by_region')).rows).toEqual([['eu', 40]]);
-    await expect(read(instance, 'analyst', 'SELECT n_secret FROM sales.by_region')).rejects.toMatchObject({ code: 'SQL_COLUMN_NOT_VISIBLE' });
+    await expect(read(instance, 'analyst', 'SELECT n_secret FROM sales.by_region')).rejects.toMatchObject({ code: 'SQL_UNKNOWN_COLUMN' });
     // ...although the analyst cannot read the column the MV was computed from
-    await expect(read(instance, 'analyst', 'SELECT secret FROM sales.orders')).rejects.toMatchObject({ code: 'SQL_COLUMN_NOT_VISIBLE' });
+    await expect(read(instance, 'analyst', 'SELECT secret FROM sales.orders')).rejects.toMatchObject({ code: 'SQL_UNKNOWN_COLUMN' });
     expect(readdirSync(dir)).not.toContain('shoal-mv');
   });
 

@@ -1,13 +1,21 @@
 import { describe, expect, it } from 'vitest';
+import { createAuthenticator } from '../../../src/shoal/auth/authenticator.js';
+import { checkAuth } from '../../../src/shoal/config/auth-checks.js';
+import { makeRole } from '../../../src/shoal/config/model.js';
 import { ShoalError } from '../../../src/shoal/errors.js';
 import { buildApp } from '../../../src/shoal/server/app.js';
 import type { QueryRequest, QueryResult, QueryService } from '../../../src/shoal/server/query-service.js';
 
 // The HTTP layer on its own: a fixed-table service lets these tests pin the wire formats and the
 // error mapping; the instance-level tests exercise the same routes over the real engine.
+// Authentication is off here (provider none); test/shoal/server/edge-auth.test.ts covers it.
+const NONE = checkAuth({ provider: 'none', default_role: 'analyst' }, []).auth;
+const ROLES = [makeRole({ id: 'admin', capabilities: ['admin'] }), makeRole({ id: 'analyst', capabilities: ['query_development'] })];
+
 function fixedService(opts: { ready?: boolean; fail?: unknown; failAfterFirst?: boolean } = {}) {
   const seen: QueryRequest[] = [];
   const service: QueryService = {
+    auth: { authenticator: createAuthenticator({ auth: NONE }), config: NONE, roles: async () => ROLES },
     isReady: () => opts.ready ?? true,
     health: async () => ({ status: 'ok', dependencies: { registry: 'ok' } }),
     async query(req): Promise<QueryResult> {
@@ -35,7 +43,7 @@ describe('shoal HTTP data API', () => {
       columns: [{ name: 'id', type: 'BIGINT' }, { name: 's', type: 'VARCHAR' }, { name: 'x', type: 'ANY' }],
       rows: [[1, 'a,b', null], ['9007199254740993', 'x"y', '2026-01-02T03:04:05.000Z'], [3, 'z', true]],
     });
-    expect(seen[0]).toEqual({ sql: 'select 1', role: 'analyst', vars: { user_region: 'eu' } });
+    expect(seen[0]).toEqual({ sql: 'select 1', role: 'analyst', vars: { 'provisa.user_region': 'eu' } });
     await app.close();
   });
 
@@ -106,7 +114,7 @@ describe('shoal HTTP data API', () => {
     await warming.close();
     const app = await buildApp({ service: fixedService().service });
     expect((await app.inject('/ready')).json()).toEqual({ status: 'ready' });
-    expect((await app.inject('/health')).json()).toEqual({ status: 'ok', dependencies: { registry: 'ok' } });
+    expect((await app.inject('/health')).json()).toEqual({ status: 'ok', dependencies: { registry: 'ok' }, auth: { provider: 'none', warning: expect.stringContaining('authentication is off') } });
     await app.inject({ method: 'POST', url: '/data/sql', payload: { sql: 's' } });
     const m = await app.inject('/metrics');
     expect(m.headers['content-type']).toContain('text/plain');

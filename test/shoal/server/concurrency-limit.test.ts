@@ -1,5 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { createAuthenticator } from '../../../src/shoal/auth/authenticator.js';
+import { checkAuth } from '../../../src/shoal/config/auth-checks.js';
+import { makeRole } from '../../../src/shoal/config/model.js';
 import { ConcurrencyLimit } from '../../../src/shoal/server/concurrency-limit.js';
 import { buildApp } from '../../../src/shoal/server/app.js';
 import { ANONYMOUS_PRINCIPAL_ID, principalIdOf } from '../../../src/shoal/server/principal-id.js';
@@ -26,6 +29,10 @@ describe('ConcurrencyLimit', () => {
   });
 });
 
+// Authentication is off here (provider none): every request is the one anonymous principal.
+const NONE = checkAuth({ provider: 'none', default_role: 'r' }, []).auth;
+const ROLES = [makeRole({ id: 'r', capabilities: ['query_development'] })];
+
 /** A service whose queries stay running until the test opens the gate. */
 function gatedService(max: number) {
   let open!: () => void;
@@ -34,6 +41,7 @@ function gatedService(max: number) {
   const waiters: (() => void)[] = [];
   const service: QueryService = {
     maxConcurrentQueries: max,
+    auth: { authenticator: createAuthenticator({ auth: NONE }), config: NONE, roles: async () => ROLES },
     isReady: () => true,
     health: async () => ({ status: 'ok', dependencies: {} }),
     async query(): Promise<QueryResult> {

@@ -27,6 +27,7 @@ describe('the /admin/mv API', () => {
     dir = mkdtempSync(join(tmpdir(), 'shoal-mv-admin-'));
     writeFileSync(join(dir, 'orders.csv'), 'id,region,amount\n1,eu,10\n2,us,20\n');
     writeFileSync(join(dir, 'shoal.yaml'), `
+auth: {provider: none}
 domains: [{id: sales}]
 sources: [{id: orders-csv, type: csv, path: orders.csv}]
 tables:
@@ -52,7 +53,7 @@ roles:
 
   it('needs an admin role', async () => {
     expect((await call('GET', '/admin/mv', '')).body).toMatchObject({ error: { code: 'ROLE_REQUIRED' } });
-    expect(await call('GET', '/admin/mv', 'analyst')).toMatchObject({ status: 403, body: { error: { code: 'FORBIDDEN' } } });
+    expect(await call('GET', '/admin/mv', 'analyst')).toMatchObject({ status: 403, body: { error: { code: 'CAPABILITY_MISSING' } } });
     expect(await call('POST', '/admin/mv/sales.totals/refresh', 'nobody')).toMatchObject({ status: 403, body: { error: { code: 'ROLE_UNKNOWN' } } });
   });
 
@@ -117,6 +118,39 @@ roles:
     }
   });
 
+  it('registration through POST /admin/tables refuses a regex mask outside the certified subset, naming the key path; a certified one masks fail-closed', async () => {
+    const admin = await buildApp({ service: instance, logger: false, plugins: [adminPlugin(instance), mvAdminPlugin(instance)] });
+    try {
+      const register = (pattern: string, replace: string) =>
+        admin.inject({
+          method: 'POST',
+          url: '/admin/tables',
+          headers: { 'x-provisa-role': 'admin' },
+          payload: {
+            source_id: 'orders-csv', domain_id: 'sales', table: 'orders',
+            columns: [{ name: 'id', data_type: 'integer' }, { name: 'region', data_type: 'varchar', mask_type: 'regex', mask_pattern: pattern, mask_replace: replace, unmasked_to: ['admin'] }, { name: 'amount', data_type: 'integer' }],
+          },
+        });
+      const before = await instance.registry.epoch();
+      for (const [pattern, replace, key] of [['^e', '*'], ['^(e|u).*$', '$1*'], ['^(.).*$', '$2']].map(([p, r]) => [p, r, r === '$2' ? 'mask_replace' : 'mask_pattern'])) {
+        const refused = await register(pattern!, replace!);
+        expect(refused.statusCode, `${pattern} → ${replace}`).toBeGreaterThanOrEqual(400);
+        expect(refused.statusCode).toBeLessThan(500);
+        expect(refused.body).toContain(key!);
+      }
+      expect(await instance.registry.epoch()).toBe(before);
+      // certified: 'eu' matches and keeps its first letter; 'us' does not, and is not passed through raw
+      expect((await register('^(.)u$', '$1*')).statusCode).toBe(200);
+      await instance.refresh();
+      const r = await instance.query({ sql: 'SELECT id, region FROM sales.orders ORDER BY id', role: 'analyst', vars: {} }, new AbortController().signal);
+      const rows: unknown[][] = [];
+      for await (const b of r.batches) rows.push(...b.map((x) => [...x]));
+      expect(rows).toEqual([[1, 'e*'], [2, '***']]); // 'us' does not match: masked entirely
+    } finally {
+      await admin.close();
+    }
+  });
+
   it('registration through POST /admin/tables refuses a derived table that reads itself: 422 DERIVED_CYCLE naming the cycle, nothing registered', async () => {
     const admin = await buildApp({ service: instance, logger: false, plugins: [adminPlugin(instance), mvAdminPlugin(instance)] });
     try {
@@ -176,6 +210,7 @@ describe('the /admin/mv API and /metrics while refreshes run', () => {
     dir = mkdtempSync(join(tmpdir(), 'shoal-mv-progress-'));
     writeOrders(10);
     writeFileSync(join(dir, 'shoal.yaml'), `
+auth: {provider: none}
 domains: [{id: sales}]
 sources: [{id: orders-csv, type: csv, path: ${join(dir, 'orders.csv')}}]
 tables:

@@ -88,7 +88,7 @@ describe('catalogFromConfig', () => {
     expect(p.sql).toContain("'\\1***\\2'");
     expect(p.sql).toContain("region = 'EU'");
     expect(p.sql).toMatch(/LIMIT 100$/);
-    expect(() => planQuery({ sql: 'SELECT cost FROM sales.orders', role: 'analyst', vars }, catalog)).toThrow(expect.objectContaining({ code: 'SQL_COLUMN_NOT_VISIBLE' }));
+    expect(() => planQuery({ sql: 'SELECT cost FROM sales.orders', role: 'analyst', vars }, catalog)).toThrow(expect.objectContaining({ code: 'SQL_UNKNOWN_COLUMN' }));
     const direct = planQuery({ sql: 'SELECT id FROM sales_pg.public.orders', role: 'admin' }, catalog);
     expect(direct.route).toEqual({ kind: 'direct', sourceId: 'sales-pg', dialect: 'postgres' });
     expect(direct.sql).toContain('"public"."orders"');

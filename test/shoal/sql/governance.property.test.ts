@@ -4,13 +4,17 @@
  *  - the governed query on the full data returns exactly the multiset the original query
  *    returns on an oracle copy holding only the rows and masked values the role may see;
  *  - no raw value of a masked column, no hidden column value, and no row outside the role's
- *    RLS predicate appears in any cell.
+ *    RLS predicate appears in any cell;
+ *  - a regex mask fails closed: over random mask-resistant e-mails (newlines, no `@`, unicode,
+ *    empty, very long) the answer equals an oracle masked by the reference meaning, and no
+ *    raw value's secret token appears in any cell.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planQuery } from '../../../src/shoal/sql/index.js';
-import { REGIONS, loadTables, multiset, openDuck, salesData } from './duckdb-harness.js';
+import { REGIONS, type Table, loadTables, multiset, openDuck, salesData } from './duckdb-harness.js';
+import { TINY_VALUES, maskResistantArb, referenceMask, secretToken } from './mask-resistant.js';
 import { queryArb } from './query-arbitrary.js';
 import { salesCatalog } from './fixtures.js';
 
@@ -97,5 +101,38 @@ describe('governance on the engine route (DuckDB)', () => {
       }),
       { numRuns: 40 },
     );
+  }, 300_000);
+
+  it('a regex mask fails closed: a value its pattern does not match is masked entirely, never passed through', async () => {
+    const base = salesData();
+    const rowsOf = (name: string) => base.find((t) => t.name === name)!;
+    const customersArb = fc.tuple(...rowsOf('customers').rows.map((_, i) => fc.oneof({ weight: 5, arbitrary: maskResistantArb(i + 1) }, { weight: 1, arbitrary: fc.constantFrom(...TINY_VALUES) })));
+    const viewersMasked = viewers.filter((v) => v.role !== 'admin');
+    const live = await openDuck();
+    const oracle = await openDuck();
+    try {
+      await fc.assert(
+        fc.asyncProperty(customersArb, queryArb, fc.constantFrom(...viewersMasked), async (emails, sql, v) => {
+          const customers: Table = { ...rowsOf('customers'), rows: rowsOf('customers').rows.map((r, i) => [r[0], r[1], emails[i], ...r.slice(3)]) };
+          await loadTables(live, 'sales', [customers, rowsOf('payments')]);
+          // the oracle: the reference meaning of the mask, computed outside SQL
+          const masked: Table = { name: 'customers', cols: customers.cols, rows: customers.rows.map((r) => [r[0], r[1], referenceMask(r[2] as string), ...r.slice(3)]) };
+          await loadTables(oracle, 'full_data', [masked, rowsOf('payments')]);
+          await oracle.run('CREATE SCHEMA IF NOT EXISTS sales');
+          await oracle.run('CREATE OR REPLACE TABLE sales.payments AS SELECT * FROM full_data.payments');
+          await oracle.run(`CREATE OR REPLACE TABLE sales.customers AS SELECT id, name, email, region, CAST(date_trunc('month', signup) AS DATE) AS signup, 0 AS score, tier
+            FROM full_data.customers WHERE region = '${v.region!.replace(/'/g, "''")}'`);
+          const plan = planQuery({ sql, role: v.role, vars: { 'provisa.region': v.region! } }, catalog, { route: 'engine' });
+          const got = await multiset(live, plan.sql);
+          const cells = got.join('\n').toLowerCase();
+          customers.rows.forEach((_, i) => expect(cells, `raw e-mail of row ${i + 1} leaked: ${sql}`).not.toContain(secretToken(i + 1)));
+          expect(got).toEqual(await multiset(oracle, oracleSql(sql)));
+        }),
+        { numRuns: 40 },
+      );
+    } finally {
+      live.closeSync();
+      oracle.closeSync();
+    }
   }, 300_000);
 });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emit, readEdn } from '../../../src/tik/edn/index.js';
 import { isMap, Keyword } from '../../../src/tik/edn/value.js';
-import { dottedPath, keepsRawText, parseAssignment, parseCliValue, parseKeyPath } from '../../../src/tik/cli/kv-args.js';
+import { dottedPath, keepsRawText, parseAssignment, parseCliValue, parseKeyPath } from '../../../src/tik/app/kv-args.js';
 
 const segment = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/);
 

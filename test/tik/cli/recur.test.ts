@@ -2,7 +2,7 @@ import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { periodStart, recurTicketId } from '../../../src/tik/cli/recur-period.js';
+import { periodStart, recurTicketId } from '../../../src/tik/app/recur-period.js';
 import { cleanup, CONFORMANCE, json, snapshot, tempDir, tik } from './harness.js';
 
 const dirs: string[] = [];

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Instant } from '../../../src/tik/edn/value.js';
-import { WriterClock } from '../../../src/tik/cli/writer-clock.js';
+import { WriterClock } from '../../../src/tik/app/writer-clock.js';
 
 describe('the writer clock (§2.5)', () => {
   it('is strictly increasing within a run, whatever the base clock does (property)', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { periodStart } from '../../../src/tik/cli/recur-period.js';
+import { periodStart } from '../../../src/tik/app/recur-period.js';
 import { CADENCES, parseCadence, periodLabel, type Cadence } from '../../../src/tik/recur/period-label.js';
 
 const DAY = 86_400_000;

@@ -1,7 +1,7 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recurTicketId } from '../../../src/tik/cli/recur-period.js';
+import { recurTicketId } from '../../../src/tik/app/recur-period.js';
 import { periodLabel } from '../../../src/tik/recur/period-label.js';
 import type { Recurrence } from '../../../src/tik/recur/recurrence.js';
 import { buildTikServer, type TikServer } from '../../../src/tik/server/index.js';

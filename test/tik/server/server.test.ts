@@ -14,7 +14,7 @@ afterAll(async () => {
 async function replica(peers: string[] = []): Promise<{ dir: string; server: TikServer }> {
   const dir = await supportStore();
   dirs.push(dir);
-  const server = await buildTikServer({ root: dir, store: await openFileStore(dir), env: { TIK_NOW: T0, HOME: dir }, peers });
+  const server = await buildTikServer({ root: dir, store: await openFileStore(dir), env: { TIK_NOW: T0, HOME: dir }, peers, authorship: { mode: 'open' } });
   servers.push(server);
   return { dir, server };
 }

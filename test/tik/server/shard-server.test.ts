@@ -34,7 +34,7 @@ async function startCluster(): Promise<Replica[]> {
     dirs.push(dir);
     const peers = urls.filter((_u, k) => k !== r && k % M === shard.index);
     const shardPeers = urls.filter((_u, k) => k % M !== shard.index);
-    const server = await buildTikServer({ root: dir, store: await openFileStore(dir), env: { TIK_NOW: T0, HOME: dir }, shard, peers, shardPeers });
+    const server = await buildTikServer({ root: dir, store: await openFileStore(dir), env: { TIK_NOW: T0, HOME: dir }, shard, peers, shardPeers, authorship: { mode: 'open' } });
     servers.push(server);
     await server.app.listen({ port: ports[r]!, host: '127.0.0.1' });
     out.push({ shard, dir, url: urls[r]!, server });
@@ -251,7 +251,7 @@ describe('tik serve --shard', () => {
     expect(own.length).toBeGreaterThan(0);
     expect(new Set(own)).toEqual(new Set([0]));
     // an unsharded replica refuses a sharded peer too
-    const plain = await buildTikServer({ root: dir, store: await openFileStore(dir), env: { TIK_NOW: T0, HOME: dir } });
+    const plain = await buildTikServer({ root: dir, store: await openFileStore(dir), env: { TIK_NOW: T0, HOME: dir }, authorship: { mode: 'open' } });
     servers.push(plain);
     const res = await plain.app.inject({ method: 'POST', url: '/sync/v1/reconcile', headers: { 'content-type': 'application/octet-stream', 'x-tik-shard': '0/2' }, payload: Buffer.from([0x61]) });
     expect([res.statusCode, errorCode(res.body)]).toEqual([409, 'sync/shard-mismatch']);
@@ -273,7 +273,7 @@ describe('tik serve --shard', () => {
   it('answers a write for a ticket whose shard has no live replica with 503, writing nothing here', async () => {
     const dir = await supportStore();
     dirs.push(dir);
-    const lonely = await buildTikServer({ root: dir, store: await openFileStore(dir), env: { TIK_NOW: T0, HOME: dir }, shard: { index: 0, count: 2 }, shardPeers: [`http://127.0.0.1:${await freePort()}`] });
+    const lonely = await buildTikServer({ root: dir, store: await openFileStore(dir), env: { TIK_NOW: T0, HOME: dir }, shard: { index: 0, count: 2 }, shardPeers: [`http://127.0.0.1:${await freePort()}`], authorship: { mode: 'open' } });
     servers.push(lonely);
     const foreign = (await ticketsOf(single)).find((t) => shardOf(t, M) === 1)!;
     const res = await lonely.app.inject({ method: 'POST', url: '/api/set', payload: { args: [foreign, 'severity=low'], actor: 'seb' } });

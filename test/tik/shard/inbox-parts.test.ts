@@ -1,8 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CliContext } from '../../../src/tik/cli/context.js';
-import { memoryIo } from '../../../src/tik/cli/io.js';
-import { loadAllTickets } from '../../../src/tik/cli/ticket-set.js';
+import { loadTicketSet } from '../../../src/tik/app/ticket-set.js';
 import { Instant } from '../../../src/tik/edn/value.js';
 import { combineInbox, ticketInbox } from '../../../src/tik/shard/inbox-parts.js';
 import { openFileStore } from '../../../src/tik/store/file/open-file-store.js';
@@ -37,8 +35,7 @@ describe('inbox parts (next, split per ticket and combined)', () => {
           }
           const expected = await tik(dir, [...(actor ? ['--actor', actor] : []), 'next', ...(role ? ['--role', role] : []), ...(all ? ['--all'] : []), '--json']);
           expect(expected.code).toBe(0);
-          const ctx = new CliContext(memoryIo({ cwd: dir }));
-          const tickets = await loadAllTickets(ctx, await openFileStore(dir), now);
+          const { tickets } = await loadTicketSet(await openFileStore(dir), now);
           const parts = tickets.map((t) => ticketInbox(t, now, { ...(actor ? { actor } : {}), ...(role ? { role } : {}) }));
           const it = shuffle[Symbol.iterator]();
           const shuffled = parts.map((p) => [it.next().value as number, p] as const).sort((a, b) => a[0] - b[0]).map(([, p]) => p);

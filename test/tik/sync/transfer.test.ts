@@ -71,6 +71,20 @@ describe('sync transfer', () => {
     expect([again.rounds, again.pulled, again.pushed, b.appends]).toEqual([1, 0, 0, 6]);
   });
 
+  it('a responder caps its fetch answers in bytes; the initiator asks again for the rest', async () => {
+    const events = chain(40);
+    const a = await storeWith(events);
+    const b = new TestMemoryStore();
+    const sizes: number[] = [];
+    const t = localTransport(a, { limits: { bundleBytes: (1 << 20) + 2000 } });
+    const r = await syncWith(b, { ...t, fetch: async (m) => { const out = await t.fetch(m); sizes.push(out.length); return out; } });
+    expect(r.pulled).toBe(40);
+    expect(r.undelivered).toBe(0);
+    expect(sizes.length).toBeGreaterThan(1); // 40 events do not fit one 2000-byte answer
+    expect(Math.max(...sizes)).toBeLessThan(2000 + 600);
+    expect((await b.events(TICKET)).length).toBe(40);
+  });
+
   it('pull only fetches, push only sends', async () => {
     const [e0, e1, e2] = chain(3);
     const a = await storeWith([e0!, e1!]);

@@ -13,9 +13,15 @@ export function registerDemo(program: Command): void {
       for (const { step, columns, rows, route } of result.steps) {
         process.stdout.write(`\n== ${step.title}  [route: ${route}]\n${step.sql}\n\n${formatTable(columns, rows)}\n`);
       }
+      const t = result.token;
       process.stdout.write(
         `\nTry it yourself:\n  node dist/src/shoal/cli/main.js query --config ${result.dir}/shoal.yaml --role analyst --var provisa.user_region=us "SELECT * FROM sales.customers"\n` +
-          `  node dist/src/shoal/cli/main.js serve --config ${result.dir}/shoal.yaml --port 8000\n`,
+          '  (the local CLI is the operator: it may act as any role and set any session variable)\n\n' +
+          `  node dist/src/shoal/cli/main.js serve --config ${result.dir}/shoal.yaml --port 8000\n` +
+          `  curl -s localhost:8000/data/sql -H 'authorization: Bearer ${t.secret}' -H 'content-type: application/json' \\\n` +
+          `       -d '{"sql": "SELECT name, email, region FROM sales.customers"}'\n` +
+          `  (an access token for role ${t.role} with provisa.user_region=eu, expiring ${t.expiresAt}: the server takes the role\n` +
+          '   and the region from the token, never from the request; shoal token create|list|revoke manages tokens)\n',
       );
     });
 }

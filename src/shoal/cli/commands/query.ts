@@ -20,14 +20,21 @@ export function formatTable(columns: readonly string[], rows: readonly (readonly
   return [line(columns), widths.map((w) => '-'.repeat(w)).join('-+-'), ...cells.map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`].join('\n');
 }
 
-/** `shoal query --config FILE [--role R] [--var k=v…] [--json] SQL`. */
+/**
+ * `shoal query --config FILE [--role R] [--var k=v…] [--json] SQL`. The local CLI is the operator:
+ * it already holds the config and its secrets, so it may act as any role and set any session value.
+ */
 export function registerQuery(program: Command): void {
   program
     .command('query')
-    .description('run one governed SQL query through an in-process instance (same pipeline as POST /data/sql)')
+    .description(
+      'run one governed SQL query through an in-process instance (same pipeline as POST /data/sql). ' +
+        'This is the operator: whoever can read the config already holds its secrets, so --role may be any role ' +
+        'and --var may set any session variable (no credential is asked for; the network API never trusts these)',
+    )
     .requiredOption('--config <file>', 'the YAML config file')
-    .option('--role <role>', 'the role to query as')
-    .option('--var <name=value>', 'a session variable, e.g. provisa.user_region=eu (repeatable)', collectVar, {})
+    .option('--role <role>', 'the role to query as (any registered role: the operator is not authenticated)')
+    .option('--var <name=value>', 'a session variable, e.g. provisa.user_region=eu (repeatable; any variable, as the operator)', collectVar, {})
     .option('--json', 'print the same body POST /data/sql returns: {columns, rows}')
     .argument('<sql>', 'the SQL text (PostgreSQL-flavoured)')
     .action(async (sql: string, opts: QueryOpts) => {

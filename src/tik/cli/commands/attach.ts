@@ -2,10 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { TikError } from '../../errors.js';
-import { sha256Id } from '../../store/store-names.js';
 import type { CliContext } from '../context.js';
-import { openStore, openTicket } from '../store-access.js';
-import { appendChain, body } from '../write-events.js';
+import { printWarnings, serviceFor } from '../service.js';
 import { printWritten } from '../written.js';
 
 /** `tik attach <id> file [--as path]`: store the file as a blob and attach it (default `repro/<name>`). */
@@ -24,21 +22,11 @@ export function registerAttach(program: Command, ctx: CliContext): void {
       } catch {
         throw new TikError('cli/no-file', `cannot read ${file}`, { where: file, hint: 'give the path of an existing file' });
       }
-      const artifactPath = opts.as ?? `repro/${basename(file)}`;
-      if (artifactPath === '') throw new TikError('cli/usage', '--as needs a non-empty artifact path', { where: '--as' });
-      const store = await openStore(ctx);
-      const t = await openTicket(ctx, store, prefix);
-      const hash = sha256Id(bytes);
-      const written = await appendChain(
-        ctx,
-        store,
-        t.ticket,
-        t.events,
-        [{ type: 'artifact/attach', body: body({ 'artifact/path': artifactPath, 'artifact/hash': hash }) }],
-        async () => {
-          await store.putBlob(t.ticket, bytes);
-        },
-      );
-      printWritten(ctx, t.ticket, written, opts.json);
+      const path = opts.as ?? `repro/${basename(file)}`;
+      if (path === '') throw new TikError('cli/usage', '--as needs a non-empty artifact path', { where: '--as' });
+      const svc = await serviceFor(ctx, { write: true });
+      const r = await svc.attach({ actor: ctx.actor(), ticket: prefix, path, bytes });
+      printWarnings(ctx, r.warnings);
+      printWritten(ctx, r.value, opts.json);
     });
 }

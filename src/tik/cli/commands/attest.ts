@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
-import { readEdn } from '../../edn/index.js';
-import { isMap, Keyword, type EdnValue } from '../../edn/value.js';
-import { ednMap } from '../../edn/index.js';
-import { TikError } from '../../errors.js';
 import type { CliContext } from '../context.js';
-import { parseCliValue } from '../kv-args.js';
-import { openStore, openTicket } from '../store-access.js';
-import { appendChain } from '../write-events.js';
+import { printWarnings, serviceFor } from '../service.js';
 import { printWritten } from '../written.js';
 
 /**
@@ -22,26 +16,10 @@ export function registerAttest(program: Command, ctx: CliContext): void {
     .argument('<claim>', 'the claim as EDN, e.g. :sbom (a bare word becomes a keyword)')
     .option('--body <edn-map>', 'more entries for the attestation body, as an EDN map')
     .option('--json', 'print the written event id as JSON')
-    .action(async (prefix: string, claimText: string, opts: { body?: string; json?: boolean }) => {
-      const claim = parseCliValue(claimText);
-      const entries: [EdnValue, EdnValue][] = [];
-      if (opts.body !== undefined) {
-        let extra: EdnValue;
-        try {
-          extra = readEdn(opts.body, '--body');
-        } catch (e) {
-          throw new TikError('cli/bad-value', `--body is not EDN: ${e instanceof Error ? e.message : String(e)}`, {
-            where: '--body',
-            hint: 'write an EDN map, e.g. --body \'{:by "ci" :run 42}\'',
-          });
-        }
-        if (!isMap(extra)) throw new TikError('cli/bad-value', '--body must be an EDN map', { where: '--body', hint: "e.g. --body '{:run 42}'" });
-        for (const [k, v] of extra.entries()) entries.push([k, v]);
-      }
-      entries.push([Keyword.of('claim'), claim]);
-      const store = await openStore(ctx);
-      const t = await openTicket(ctx, store, prefix);
-      const written = await appendChain(ctx, store, t.ticket, t.events, [{ type: 'attestation/add', body: ednMap(entries) }]);
-      printWritten(ctx, t.ticket, written, opts.json);
+    .action(async (prefix: string, claim: string, opts: { body?: string; json?: boolean }) => {
+      const svc = await serviceFor(ctx, { write: true });
+      const r = await svc.attest({ actor: ctx.actor(), ticket: prefix, claim, body: opts.body });
+      printWarnings(ctx, r.warnings);
+      printWritten(ctx, r.value, opts.json);
     });
 }

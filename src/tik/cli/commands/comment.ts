@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
-import { formatInstant } from '../../edn/instant-text.js';
 import { TikError } from '../../errors.js';
-import { sha256Id } from '../../store/store-names.js';
 import type { CliContext } from '../context.js';
-import { openStore, openTicket } from '../store-access.js';
-import { appendChain, body } from '../write-events.js';
+import { printWarnings, serviceFor } from '../service.js';
 import { printWritten } from '../written.js';
 
 /**
@@ -21,20 +18,9 @@ export function registerComment(program: Command, ctx: CliContext): void {
     .action(async (prefix: string, words: string[], opts: { json?: boolean }) => {
       const text = words.join(' ');
       if (text.trim() === '') throw new TikError('cli/usage', 'a comment needs some text', { where: 'text' });
-      const bytes = Buffer.from(text, 'utf8');
-      const hash = sha256Id(bytes);
-      const store = await openStore(ctx);
-      const t = await openTicket(ctx, store, prefix);
-      const written = await appendChain(
-        ctx,
-        store,
-        t.ticket,
-        t.events,
-        [{ type: 'artifact/attach', body: (at) => body({ 'artifact/path': `comment/${formatInstant(at.ms)}`, 'artifact/hash': hash }) }],
-        async () => {
-          await store.putBlob(t.ticket, bytes);
-        },
-      );
-      printWritten(ctx, t.ticket, written, opts.json);
+      const svc = await serviceFor(ctx, { write: true });
+      const r = await svc.comment({ actor: ctx.actor(), ticket: prefix, text });
+      printWarnings(ctx, r.warnings);
+      printWritten(ctx, r.value, opts.json);
     });
 }

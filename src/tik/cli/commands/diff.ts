@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
 import { TikError } from '../../errors.js';
 import type { CliContext } from '../context.js';
-import { diffJson } from '../lenses.js';
-import { readNow } from '../read-now.js';
 import { renderDiff } from '../render.js';
-import { openStore, openTicket } from '../store-access.js';
+import { printWarnings, serviceFor } from '../service.js';
 
 /** `tik diff <id> [k] [--json]`: what the last k events (default 1) changed. */
 export function registerDiff(program: Command, ctx: CliContext): void {
@@ -18,11 +16,9 @@ export function registerDiff(program: Command, ctx: CliContext): void {
       if (!/^\d+$/.test(kText) || Number(kText) < 1) {
         throw new TikError('cli/usage', `k must be a positive integer, got "${kText}"`, { where: 'k', hint: 'e.g. tik diff <id> 3' });
       }
-      const now = readNow(ctx, undefined);
-      const store = await openStore(ctx);
-      const t = await openTicket(ctx, store, prefix);
-      const d = diffJson(t, now, Number(kText));
-      if (opts.json) ctx.json(d);
-      else ctx.out(renderDiff(d));
+      const r = await (await serviceFor(ctx)).diff(prefix, Number(kText));
+      printWarnings(ctx, r.warnings);
+      if (opts.json) ctx.json(r.value.json);
+      else ctx.out(renderDiff(r.value.json));
     });
 }

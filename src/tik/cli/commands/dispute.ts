@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { parseKeyPath } from '../kv-args.js';
-import { openStore, openTicket } from '../store-access.js';
-import { appendChain, body } from '../write-events.js';
+import { parseKeyPath } from '../../app/kv-args.js';
+import { printWarnings, serviceFor } from '../service.js';
 import { printWritten } from '../written.js';
 
 /**
@@ -19,16 +18,10 @@ export function registerDispute(program: Command, ctx: CliContext): void {
     .option('--withdraw', "withdraw this actor's disputes on the key")
     .option('--json', 'print the written event id as JSON')
     .action(async (prefix: string, key: string, opts: { reason?: string; withdraw?: boolean; json?: boolean }) => {
-      const path = parseKeyPath(key, 'key');
-      const store = await openStore(ctx);
-      const t = await openTicket(ctx, store, prefix);
-      const reason = opts.reason ?? (opts.withdraw ? 'withdrawn' : 'disputed');
-      const written = await appendChain(ctx, store, t.ticket, t.events, [
-        {
-          type: 'fact/dispute',
-          body: body({ 'fact/path': [...path], 'dispute/reason': reason, 'dispute/withdraw?': opts.withdraw ? true : undefined }),
-        },
-      ]);
-      printWritten(ctx, t.ticket, written, opts.json);
+      parseKeyPath(key, 'key');
+      const svc = await serviceFor(ctx, { write: true });
+      const r = await svc.dispute({ actor: ctx.actor(), ticket: prefix, key, reason: opts.reason, withdraw: opts.withdraw });
+      printWarnings(ctx, r.warnings);
+      printWritten(ctx, r.value, opts.json);
     });
 }

@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
-import { explain } from '../../kernel/index.js';
 import type { CliContext } from '../context.js';
-import { explainJson } from '../lenses.js';
 import { readNow } from '../read-now.js';
 import { renderExplain } from '../render.js';
-import { openStore, openTicket, requireDef } from '../store-access.js';
+import { printWarnings, serviceFor } from '../service.js';
 
 /**
  * `tik explain <id> [--actor A] [--at INST] [--json]`: for each frontier stage, what holds, what
@@ -18,13 +16,11 @@ export function registerExplain(program: Command, ctx: CliContext): void {
     .option('--at <instant>', 'derive at this instant instead of now')
     .option('--json', 'print the explanation as JSON (see docs/tik.md)')
     .action(async (prefix: string, opts: { at?: string; json?: boolean }) => {
-      const now = readNow(ctx, opts.at);
+      const at = readNow(ctx, opts.at);
       const forActor = ctx.actorFilter();
-      const store = await openStore(ctx);
-      const t = await openTicket(ctx, store, prefix);
-      const def = requireDef(t);
-      const r = explain(def, t.events, now, t.roles, forActor !== undefined ? { forActor } : {});
-      if (opts.json) ctx.json(explainJson(t, r, now, forActor));
-      else ctx.out(renderExplain(r, t.roles, forActor, def));
+      const r = await (await serviceFor(ctx)).explain(prefix, { at, ...(forActor !== undefined ? { forActor } : {}) });
+      printWarnings(ctx, r.warnings);
+      if (opts.json) ctx.json(r.value.json);
+      else ctx.out(renderExplain(r.value.result, r.value.open.roles, forActor, r.value.def));
     });
 }

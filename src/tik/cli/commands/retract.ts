@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { parseKeyPath } from '../kv-args.js';
-import { openStore, openTicket } from '../store-access.js';
-import { appendChain, body } from '../write-events.js';
+import { parseKeyPath } from '../../app/kv-args.js';
+import { printWarnings, serviceFor } from '../service.js';
 import { printWritten } from '../written.js';
 
 /** `tik retract <id> k [--reason R]`: withdraw a fact (clears its disputes). */
@@ -15,12 +14,10 @@ export function registerRetract(program: Command, ctx: CliContext): void {
     .option('--reason <text>', 'why (kept as :retract/reason)')
     .option('--json', 'print the written event id as JSON')
     .action(async (prefix: string, key: string, opts: { reason?: string; json?: boolean }) => {
-      const path = parseKeyPath(key, 'key');
-      const store = await openStore(ctx);
-      const t = await openTicket(ctx, store, prefix);
-      const written = await appendChain(ctx, store, t.ticket, t.events, [
-        { type: 'fact/retract', body: body({ 'fact/path': [...path], 'retract/reason': opts.reason }) },
-      ]);
-      printWritten(ctx, t.ticket, written, opts.json);
+      parseKeyPath(key, 'key'); // a bad key is a usage error before the store is opened
+      const svc = await serviceFor(ctx, { write: true });
+      const r = await svc.retract({ actor: ctx.actor(), ticket: prefix, key, reason: opts.reason });
+      printWarnings(ctx, r.warnings);
+      printWritten(ctx, r.value, opts.json);
     });
 }

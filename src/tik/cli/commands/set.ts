@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { keepsRawText, parseAssignment, parseCliValue } from '../kv-args.js';
-import { openTicket, openStore } from '../store-access.js';
-import { appendChain, body } from '../write-events.js';
+import { parseAssignment } from '../../app/kv-args.js';
+import { printWarnings, serviceFor } from '../service.js';
 import { printWritten } from '../written.js';
 
 /** `tik set <id> k=v…`: one chained `:fact/assert` per assignment. */
@@ -14,17 +13,10 @@ export function registerSet(program: Command, ctx: CliContext): void {
     .argument('<assignments...>', 'key=value pairs, e.g. severity=high resolution.ref=abc123')
     .option('--json', 'print the written event ids as JSON')
     .action(async (prefix: string, assignments: string[], opts: { json?: boolean }) => {
-      const parsed = assignments.map(parseAssignment);
-      const store = await openStore(ctx);
-      const t = await openTicket(ctx, store, prefix);
-      const intents = parsed.map((a) => ({
-        type: 'fact/assert',
-        body: body({
-          'fact/path': [...a.path],
-          'fact/value': parseCliValue(a.valueText, { raw: keepsRawText(t.def?.raw, a.path) }),
-        }),
-      }));
-      const written = await appendChain(ctx, store, t.ticket, t.events, intents);
-      printWritten(ctx, t.ticket, written, opts.json);
+      const facts = assignments.map(parseAssignment).map((a) => ({ key: a.key, value: a.valueText }));
+      const svc = await serviceFor(ctx, { write: true });
+      const r = await svc.assert({ actor: ctx.actor(), ticket: prefix, facts });
+      printWarnings(ctx, r.warnings);
+      printWritten(ctx, r.value, opts.json);
     });
 }

@@ -32,7 +32,7 @@ export function registerSign(program: Command, ctx: CliContext): void {
       const fpr = fpr16(key.publicKey.base64);
       const signed: { ticket: string; event: string; sidecar: string }[] = [];
       for (const ticket of tickets) {
-        const events = parseStoredEvents(ticket, await store.events(ticket), store.location);
+        const events = parseStoredEvents(ticket, await store.events(ticket));
         const existing = new Set(await store.sidecarNames(ticket));
         for (const e of events) {
           if (e.actor !== actor || existing.has(signatureSidecarName(e.id, fpr))) continue;

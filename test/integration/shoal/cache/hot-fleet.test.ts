@@ -55,6 +55,7 @@ describe.skipIf(postgres.skip || redisService.skip)('hot tables across shoal ser
 control_plane: {tenant_url: "postgresql://${base.username}@${base.host}/${registryDb}"}
 cache: {enabled: false, redis_url: "${redis.url}"}
 hot_tables: {refresh_interval: 3600}
+auth: {provider: none}
 domains: [{id: sales}]
 sources:
   - {id: ref-pg, type: postgresql, host: ${base.hostname}, port: ${base.port}, database: ${sourceDb}, username: ${base.username}}

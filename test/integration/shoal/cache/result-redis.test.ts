@@ -19,6 +19,7 @@ const redisService = service('redis'); // decides only whether redis-server exis
 const ORDERS = 'id,region,amount\n1,eu,10.50\n2,us,20.00\n3,eu,30.25\n4,us,5.125\n';
 const CONFIG = (cache: string) => `control_plane: {tenant_url: "sqlite:///registry.db"}
 cache: ${cache}
+auth: {provider: none}
 domains: [{id: sales}]
 sources:
   - {id: orders-csv, type: csv, path: orders.csv}
@@ -32,7 +33,7 @@ tables:
       - {name: amount, data_type: "decimal(12,3)", mask_type: constant, mask_value: 0, unmasked_to: [admin]}
 roles:
   - {id: admin, capabilities: [admin, full_results], domain_access: ["*"]}
-  - {id: analyst, capabilities: [full_results], domain_access: [sales]}
+  - {id: analyst, capabilities: [query_development, full_results], domain_access: [sales]}
 rls_rules:
   - {table_id: orders, role_id: analyst, filter: "region = current_setting('provisa.user_region')"}
 `;

@@ -26,6 +26,7 @@ describe.skipIf(redisService.skip)('the result cache across shoal serve processe
     writeFileSync(join(dir, 'orders.csv'), 'id,region,amount\n1,eu,10.50\n2,us,20.00\n3,eu,30.25\n');
     writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db"}
 cache: {enabled: true, default_ttl: 300, redis_url: "${redis.url}"}
+auth: {provider: none}
 domains: [{id: sales}]
 sources: [{id: orders-csv, type: csv, path: orders.csv}]
 tables:
@@ -36,7 +37,7 @@ tables:
     columns: [{name: id, data_type: integer}, {name: region, data_type: varchar}, {name: amount, data_type: "decimal(20,2)"}]
 roles:
   - {id: admin, capabilities: [admin, full_results], domain_access: ["*"]}
-  - {id: analyst, capabilities: [full_results], domain_access: [sales]}
+  - {id: analyst, capabilities: [query_development, full_results], domain_access: [sales]}
 rls_rules:
   - {table_id: orders, role_id: analyst, filter: "region = current_setting('provisa.user_region')"}
 `);

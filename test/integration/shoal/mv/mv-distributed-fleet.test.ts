@@ -56,6 +56,7 @@ const expected = (k: number) => [
 function config(registryUrl: string): string {
   return `
 control_plane: {tenant_url: "${registryUrl}"}
+auth: {provider: none}
 domains: [{id: sales}]
 sources: [{id: orders-csv, type: csv, path: orders.csv}]
 tables:

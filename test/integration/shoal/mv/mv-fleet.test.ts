@@ -68,6 +68,7 @@ const VIEW_SQL = 'SELECT region, sum(amount) AS total, count(*) AS n FROM "order
 function config(registryUrl: string, viewSql = VIEW_SQL): string {
   return `
 control_plane: {tenant_url: "${registryUrl}"}
+auth: {provider: none}
 domains: [{id: sales}]
 sources:
   - {id: orders-csv, type: csv, path: orders.csv}

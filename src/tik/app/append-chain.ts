@@ -1,11 +1,12 @@
+import type { SshPrivateKey } from '../../core/sshsig.js';
 import { ednMap } from '../edn/index.js';
 import { Keyword, Uuid, type EdnMap, type EdnValue, type Instant } from '../edn/value.js';
 import { heads, mintEvent, type TikEvent } from '../kernel/index.js';
 import type { EventStore } from '../store/store.js';
-import type { CliContext } from './context.js';
-import { envSigningKey, signStoredEvent } from './store-access.js';
+import { signEvent } from '../verify/index.js';
+import type { WriterClock } from './writer-clock.js';
 
-/** One event a verb wants to write: its type and body; the envelope is filled in here. */
+/** One event an operation wants to write: its type and body; the envelope is filled in here. */
 export interface Intent {
   readonly type: string;
   /** The body, or a function of the event's `:at` (a comment's path names its own instant). */
@@ -13,23 +14,30 @@ export interface Intent {
 }
 
 /**
+ * A signing identity: the key signs an event only when the event's actor is `actor` — a replica
+ * never signs as anyone but itself, so a client's write through a server stays unsigned (or is
+ * signed by the client, before it arrives).
+ */
+export interface Signer {
+  readonly actor: string;
+  readonly key: SshPrivateKey;
+}
+
+/**
  * Mint and append a chain of events to a ticket. The first event's parents are the ticket's
  * current heads; each later one names the previous as its parent ("one chained assert each",
  * §10). Instants come from the writer clock and are never earlier than a parent's (§2.5).
  * Everything is minted (and so validated) before the first byte is written: a bad intent writes
- * nothing. With `TIK_KEY` set, each new event is signed.
+ * nothing. Bytes go through the store's own `append` (its admission checks apply).
  */
 export async function appendChain(
-  ctx: CliContext,
-  store: EventStore,
+  w: { readonly store: EventStore; readonly clock: WriterClock; readonly actor: string; readonly signer?: Signer | undefined },
   ticket: string,
   existing: readonly TikEvent[],
   intents: readonly Intent[],
   /** Runs after every event is minted and before the first is written (e.g. archive a definition). */
   beforeWrite?: () => Promise<void>,
 ): Promise<TikEvent[]> {
-  const actor = ctx.actor();
-  const key = envSigningKey(ctx); // read before anything is written: a bad key writes nothing
   const byId = new Map(existing.map((e) => [e.id, e] as const));
   let parents = heads(existing);
   let floor: Instant | undefined;
@@ -39,17 +47,18 @@ export async function appendChain(
   }
   const minted: { event: TikEvent; text: string }[] = [];
   for (const intent of intents) {
-    const at = ctx.clock.next(floor);
+    const at = w.clock.next(floor);
     const body = typeof intent.body === 'function' ? await intent.body(at) : intent.body;
-    const m = mintEvent({ ticket: new Uuid(ticket), type: Keyword.of(intent.type), actor, at, parents, body });
+    const m = mintEvent({ ticket: new Uuid(ticket), type: Keyword.of(intent.type), actor: w.actor, at, parents, body });
     minted.push(m);
     parents = [m.event.id];
     floor = at;
   }
   if (beforeWrite) await beforeWrite();
+  const key = w.signer !== undefined && w.signer.actor === w.actor ? w.signer.key : undefined;
   for (const m of minted) {
-    await store.append(ticket, m.event.id, Buffer.from(m.text, 'utf8'));
-    if (key) await signStoredEvent(store, ticket, m.event.id, key);
+    await w.store.append(ticket, m.event.id, Buffer.from(m.text, 'utf8'));
+    if (key) await signEvent(w.store, ticket, m.event.id, key);
   }
   return minted.map((m) => m.event);
 }

@@ -16,7 +16,7 @@ import {
 } from '../kernel/index.js';
 import { ednToJson, instantText, type Json } from './json-value.js';
 import { pathText } from './reason-text.js';
-import { requireDef, type OpenTicket } from './store-access.js';
+import { requireDef, type OpenTicket } from './ticket-loader.js';
 
 /**
  * The JSON shapes of the read verbs (documented in docs/tik.md). Stage keywords are strings like

@@ -1,14 +1,12 @@
 import { isCodedError } from '../../core/errors.js';
-import { readEdn } from '../edn/index.js';
 import type { Instant } from '../edn/value.js';
-import { derive, missingParents, parseProcess, resolveRoles, type ProcessDef, type Roles, type TikEvent } from '../kernel/index.js';
+import { derive, missingParents, resolveRoles, type ProcessDef, type Roles, type TikEvent } from '../kernel/index.js';
 import type { EventStore, StoredEvent } from '../store/store.js';
 
 /** How many tickets' event reads a listing keeps in flight. */
 const READ_AHEAD = 16;
-import type { CliContext } from './context.js';
 import { pinOf } from './pin.js';
-import { parseStoredEvents, readRegister } from './store-access.js';
+import { parseStoredEvents, readRegister, resolveDefinition } from './ticket-loader.js';
 
 /** One ticket of a store-wide read (`ls`, `next`). */
 export interface LoadedTicket {
@@ -22,14 +20,33 @@ export interface LoadedTicket {
   readonly missingParents: readonly string[];
 }
 
+/** A ticket a listing left out, and why (JSON: `{ticket, code, message}`). */
+export interface SkippedTicket {
+  readonly ticket: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** What a store-wide read loaded, and the tickets it had to skip. */
+export interface TicketSet {
+  readonly tickets: readonly LoadedTicket[];
+  readonly skipped: readonly SkippedTicket[];
+  /** What a reader should see but can live with (a definition found by name whose hash differs from the pin). */
+  readonly warnings: readonly string[];
+}
+
 /**
- * Load every ticket of the store for a cross-ticket lens. Definitions are parsed once per hash.
- * A ticket that cannot be read or derived (malformed event, bytes not matching the name,
- * unresolvable definition, unknown guard operator) is reported on stderr and skipped, and the run exits 1; the others still show.
+ * Load every ticket of the store for a cross-ticket lens, leniently. Definitions are parsed once
+ * per hash. A ticket that cannot be read or derived (malformed event, bytes not matching the name,
+ * unresolvable definition, unknown guard operator) is skipped and reported in `skipped`; the
+ * others still show. Only a failure of the store itself (listing its tickets) throws.
  */
-export async function loadAllTickets(ctx: CliContext, store: EventStore, now: Instant): Promise<LoadedTicket[]> {
+export async function loadTicketSet(store: EventStore, now: Instant): Promise<TicketSet> {
+  const skipped: SkippedTicket[] = [];
   const register = await readRegister(store);
-  const defs = new Map<string, ProcessDef | undefined>();
+  // One resolution per pin, by the same rules a single-ticket read uses (resolveDefinition).
+  const defs = new Map<string, Promise<{ def: ProcessDef | undefined; warnings: string[] }>>();
+  const warnings: string[] = [];
   const rolesByDef = new Map<ProcessDef, Roles>();
   const out: LoadedTicket[] = [];
   const ids = await store.ticketIds();
@@ -51,17 +68,22 @@ export async function loadAllTickets(ctx: CliContext, store: EventStore, now: In
     delete fetched[i];
     try {
       if (!read.ok) throw read.error;
-      const events = parseStoredEvents(ticket, read.stored, store.location);
+      const events = parseStoredEvents(ticket, read.stored);
       const { hash, name } = pinOf(events);
-      const cacheKey = hash ?? `name:${name ?? ''}`;
-      let def = defs.get(cacheKey);
-      if (!defs.has(cacheKey)) {
-        def = await findDefinition(store, hash, name);
-        defs.set(cacheKey, def);
+      const cacheKey = `${hash ?? ''}|${name ?? ''}`;
+      let resolving = defs.get(cacheKey);
+      if (!resolving) {
+        resolving = (async () => {
+          const w: string[] = [];
+          const r = await resolveDefinition({ warn: (t) => w.push(t) }, store, events);
+          return { def: r.def, warnings: w };
+        })();
+        defs.set(cacheKey, resolving);
       }
+      const { def, warnings: pinWarnings } = await resolving;
+      for (const w of pinWarnings) warnings.push(`ticket ${ticket}: ${w}`);
       if (!def) {
-        ctx.warn(`ticket ${ticket}: its process definition cannot be found (${hash ?? name ?? 'no create event'}); skipped`);
-        ctx.fail(1);
+        skipped.push({ ticket, code: 'process/unresolved', message: `its process definition cannot be found (${hash ?? name ?? 'no create event'})` });
         continue;
       }
       let roles = rolesByDef.get(def);
@@ -74,24 +96,8 @@ export async function loadAllTickets(ctx: CliContext, store: EventStore, now: In
       out.push({ ticket, events, def, roles, derived: derive(def, events, now, roles), missingParents: [...missingParents(events)].sort() });
     } catch (e) {
       if (!isCodedError(e)) throw e;
-      ctx.warn(`ticket ${ticket}: ${e.describe()}`);
-      ctx.fail(1);
+      skipped.push({ ticket, code: e.code, message: e.message });
     }
   }
-  return out;
-}
-
-async function findDefinition(store: EventStore, hash: string | undefined, name: string | undefined): Promise<ProcessDef | undefined> {
-  if (hash !== undefined) {
-    const text = await store.readProcessByHash(hash);
-    if (text !== undefined) {
-      const def = parseProcess(readEdn(text, `processes/by-hash/${hash}.edn`), `processes/by-hash/${hash}.edn`);
-      if (def.hash === hash) return def;
-    }
-  }
-  if (name !== undefined) {
-    const text = await store.readNamedProcess(name).catch(() => undefined);
-    if (text !== undefined) return parseProcess(readEdn(text, `processes/${name}.edn`), `processes/${name}.edn`);
-  }
-  return undefined;
+  return { tickets: out, skipped, warnings };
 }

@@ -1,0 +1,113 @@
+import { isCodedError } from '../../core/errors.js';
+import { Keyword } from '../edn/value.js';
+import { TikError } from '../errors.js';
+import { parseEvent, type TikEvent } from '../kernel/index.js';
+import type { EventStore } from '../store/store.js';
+import { sha256Id } from '../store/store-names.js';
+import type { Bundle, BundleEvent } from '../sync/bundle.js';
+import type { AllowedSigner } from '../../core/sshsig.js';
+import { EVENT_NAMESPACE } from '../verify/index.js';
+import { checkSignature } from '../verify/check-signature.js';
+
+/** An event a `signed` replica refused, and why. */
+export interface RefusedEvent {
+  readonly ticket: string;
+  readonly id: string;
+  readonly code: 'auth/unsigned' | 'auth/bad-signature';
+  readonly message: string;
+}
+
+const NAMES = [Keyword.of('artifact/hash'), Keyword.of('ticket/process-hash'), Keyword.of('process/hash')];
+
+/**
+ * Why `e` may not enter a `signed` replica, or undefined when it may: it must carry (in the
+ * bundle, or already stored beside it) a valid `tik-event` signature by a key the replica's
+ * `actors` register lists for the event's own `:event/actor`.
+ */
+async function refusal(store: EventStore, e: BundleEvent, actor: string, sent: readonly Uint8Array[], actors: readonly AllowedSigner[]): Promise<RefusedEvent | undefined> {
+  const candidates = [...sent];
+  for (const name of await store.sidecarNames(e.ticket)) {
+    if (!name.startsWith(`${e.id}.sig.`)) continue;
+    const bytes = await store.readSidecar(e.ticket, name);
+    if (bytes !== undefined) candidates.push(bytes);
+  }
+  if (candidates.length === 0) return { ticket: e.ticket, id: e.id, code: 'auth/unsigned', message: `event ${e.id} of ticket ${e.ticket} (actor ${JSON.stringify(actor)}) carries no signature` };
+  const reasons: string[] = [];
+  for (const c of candidates) {
+    const r = await checkSignature(c, e.bytes, EVENT_NAMESPACE, actor, actors);
+    if (r.ok) return undefined;
+    reasons.push(r.reason);
+  }
+  return { ticket: e.ticket, id: e.id, code: 'auth/bad-signature', message: `event ${e.id} of ticket ${e.ticket} is not signed by a key registered for its actor ${JSON.stringify(actor)}: ${reasons.join('; ')}` };
+}
+
+/**
+ * The `signed` admission policy on a push. Events are judged by their signatures, not by who
+ * relayed them, so a fleet can relay through replicas it does not trust: the returned bundle
+ * keeps the events that are signed by their own actor's registered key (or already stored), with
+ * the sidecars, blobs and definitions they name; every other event is refused and reported. A push
+ * whose every new event is refused is an error (`auth/unsigned` / `auth/bad-signature`, 403).
+ * Malformed events are left for the bundle check that follows, which refuses them with its own code.
+ */
+export async function admitSigned(store: EventStore, bundle: Bundle): Promise<{ bundle: Bundle; refused: readonly RefusedEvent[] }> {
+  const actors = await store.readActors();
+  const sigs = new Map<string, Uint8Array[]>();
+  for (const s of bundle.sidecars) {
+    const id = s.name.slice(0, Math.max(0, s.name.indexOf('.')));
+    if (!s.name.startsWith(`${id}.sig.`)) continue;
+    const list = sigs.get(id) ?? [];
+    list.push(s.bytes);
+    sigs.set(id, list);
+  }
+  const kept: BundleEvent[] = [];
+  const keptParsed: TikEvent[] = [];
+  const refused: RefusedEvent[] = [];
+  let fresh = 0;
+  for (const e of bundle.events) {
+    if (await store.hasEvent(e.ticket, e.id)) {
+      kept.push(e); // admitted when it first arrived
+      continue;
+    }
+    fresh++;
+    let ev: TikEvent;
+    try {
+      ev = parseEvent(Buffer.from(e.bytes).toString('utf8'), e.id, `tickets/${e.ticket}/events/${e.id}.edn`);
+    } catch (err) {
+      if (!isCodedError(err)) throw err;
+      kept.push(e);
+      continue;
+    }
+    const why = await refusal(store, e, ev.actor, sigs.get(e.id) ?? [], actors);
+    if (why) refused.push(why);
+    else {
+      kept.push(e);
+      keptParsed.push(ev);
+    }
+  }
+  if (refused.length > 0 && refused.length === fresh) {
+    const first = refused[0]!;
+    throw new TikError(first.code, refused.length === 1 ? first.message : `${first.message} (and ${refused.length - 1} more event(s) refused)`, {
+      where: `tickets/${first.ticket}/events/${first.id}.edn`,
+      hint:
+        first.code === 'auth/unsigned'
+          ? 'this replica admits only signed events: sign with TIK_KEY (or tik sign) before pushing'
+          : "register the actor's public key in this replica's actors register (tik actor add NAME KEY.pub), or sign with that actor's key",
+    });
+  }
+  if (refused.length === 0) return { bundle, refused };
+  const out = new Set(refused.map((r) => r.id));
+  const named = new Set<string>();
+  for (const ev of keptParsed) for (const k of NAMES) {
+    const v = ev.body.get(k);
+    if (typeof v === 'string') named.add(v);
+  }
+  return {
+    bundle: {
+      processes: bundle.processes.filter((t) => named.has(sha256Id(Buffer.from(t, 'utf8')))),
+      blobs: bundle.blobs.filter((b) => named.has(sha256Id(b.bytes))),
+      events: kept,
+      sidecars: bundle.sidecars.filter((s) => !out.has(s.name.slice(0, Math.max(0, s.name.indexOf('.'))))),
+    },
+    refused,
+  };
+}

@@ -1,0 +1,152 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tokenHash } from '../../../src/tik/server/index.js';
+import { openFileStore } from '../../../src/tik/store/file/open-file-store.js';
+import { encodeBundle } from '../../../src/tik/sync/index.js';
+import { startServer, type ServerProcess } from '../../support/processes.js';
+import { T0, cleanup, supportStore, tempDir, tik } from '../../tik/cli/harness.js';
+
+// Authorship with real `tik serve` processes (issue 12): bearer tokens map a principal to the
+// actors it may write as; under `--admit signed` only events signed by their own actor's
+// registered key get in — on the write API (refused outright) and on sync push — and a signed
+// event relayed through a middle replica that checks nothing is admitted at the far end.
+
+const dirs: string[] = [];
+const procs: ServerProcess[] = [];
+afterAll(async () => {
+  for (const p of procs) await p.kill();
+  dirs.forEach(cleanup);
+});
+
+const freePort = (): Promise<number> =>
+  new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+
+async function serve(dir: string, args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
+  const port = await freePort();
+  const p = await startServer(['--root', dir, 'serve', '--port', String(port), ...args], { cwd: dir, port, system: 'tik', readyPath: '/health', env: { HOME: dir, TIK_NOW: T0, TIK_ACTOR: 'tik-backend', ...env } });
+  procs.push(p);
+  return p;
+}
+
+function keypair(dir: string, name: string): string {
+  const path = join(dir, name);
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', path]);
+  return path;
+}
+
+const postJson = async (url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: { error?: { code: string }; ticket?: string } }> => {
+  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: r.status, body: (await r.json()) as { error?: { code: string }; ticket?: string } };
+};
+
+const pushBundle = async (url: string, bundle: Uint8Array): Promise<{ status: number; code: string | undefined }> => {
+  const r = await fetch(`${url}/sync/v1/push`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: bundle });
+  const j = (await r.json()) as { error?: { code: string } };
+  return { status: r.status, code: j.error?.code };
+};
+
+/** The events and sidecars of one ticket of a file store, as a push bundle. */
+async function bundleOf(dir: string, ticket: string, withSidecars: boolean): Promise<Uint8Array> {
+  const store = await openFileStore(dir);
+  const events = (await store.events(ticket)).map((e) => ({ ticket, id: e.id, bytes: e.bytes }));
+  const sidecars = [];
+  if (withSidecars) for (const name of await store.sidecarNames(ticket)) sidecars.push({ ticket, name, bytes: (await store.readSidecar(ticket, name))! });
+  return encodeBundle({ processes: [], blobs: [], events, sidecars });
+}
+
+async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const end = Date.now() + 60_000; // guards a hang only; nothing is timed
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('tik serve --tokens (real processes)', () => {
+  it('an unauthenticated write is 401, a token for alice cannot write as bob (403), and writes as alice', async () => {
+    const dir = await supportStore();
+    dirs.push(dir);
+    const tokens = join(dir, 'tokens.json');
+    writeFileSync(tokens, JSON.stringify({ tokens: [{ sha256: tokenHash('alice-secret'), principal: 'alice', actors: ['alice'] }] }));
+    const s = await serve(dir, ['--tokens', tokens]);
+    expect((await postJson(`${s.url}/api/tickets`, { process: 'support-request' })).status).toBe(401);
+    const asBob = await postJson(`${s.url}/api/tickets`, { process: 'support-request', actor: 'bob' }, { authorization: 'Bearer alice-secret' });
+    expect([asBob.status, asBob.body.error?.code]).toEqual([403, 'auth/forbidden']);
+    const legacyAsBob = await postJson(`${s.url}/api/new`, { args: ['support-request'], actor: 'bob' }, { authorization: 'Bearer alice-secret' });
+    expect(legacyAsBob.status).toBe(403);
+    const ok = await postJson(`${s.url}/api/tickets`, { process: 'support-request' }, { authorization: 'Bearer alice-secret' });
+    expect(ok.status).toBe(200);
+    const log = JSON.parse((await tik(dir, ['log', ok.body.ticket!, '--json'])).stdout) as { actor: string }[];
+    expect(log.map((e) => e.actor)).toEqual(['alice']);
+  }, 120_000);
+});
+
+describe('tik serve --admit signed (real processes)', () => {
+  it('refuses unsigned and wrongly signed events on write and on push; admits a signed one relayed through an untrusting replica', async () => {
+    const keys = tempDir('tik-keys-');
+    dirs.push(keys);
+    const alice = keypair(keys, 'alice');
+    const mallory = keypair(keys, 'mallory');
+
+    // The far replica C trusts alice's key only (its own actors register).
+    const far = await supportStore();
+    dirs.push(far);
+    expect((await tik(far, ['actor', 'add', 'alice', `${alice}.pub`])).code).toBe(0);
+    const c = await serve(far, ['--admit', 'signed']);
+
+    // Writes through the API are refused outright: C mints nothing for clients.
+    const w = await postJson(`${c.url}/api/tickets`, { process: 'support-request', actor: 'alice' });
+    expect([w.status, w.body.error?.code]).toEqual([403, 'auth/signed-only']);
+
+    // Alice's own store: one ticket signed by alice, one unsigned, one "alice" signed by mallory.
+    const home = await supportStore();
+    dirs.push(home);
+    const signed = (await tik(home, ['--actor', 'alice', 'new', 'support-request', '--title', 'signed'], { TIK_KEY: alice })).stdout.trim();
+    const unsigned = (await tik(home, ['--actor', 'alice', 'new', 'support-request', '--title', 'unsigned'])).stdout.trim();
+    const forged = (await tik(home, ['--actor', 'alice', 'new', 'support-request', '--title', 'forged'], { TIK_KEY: mallory })).stdout.trim();
+
+    expect(await pushBundle(c.url, await bundleOf(home, unsigned, true))).toEqual({ status: 403, code: 'auth/unsigned' });
+    expect(await pushBundle(c.url, await bundleOf(home, forged, true))).toEqual({ status: 403, code: 'auth/bad-signature' });
+    // a valid signature stripped off in transit is an unsigned event
+    expect(await pushBundle(c.url, await bundleOf(home, signed, false))).toEqual({ status: 403, code: 'auth/unsigned' });
+    const farStore = await openFileStore(far);
+    expect(await farStore.ticketIds()).toEqual([]);
+
+    // The middle replica M checks nothing (default policy: sync open) and pushes to C by anti-entropy.
+    const middle = await supportStore();
+    dirs.push(middle);
+    const m = await serve(middle, ['--peer', c.url, '--interval', '0.2']);
+    const pushed = await tik(home, ['sync', m.url, '--push']);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    // M holds the signed ticket and passes it on; C admits it by its signature, with the signature.
+    // (sidecars are stored after their events: wait for both)
+    await until('the signed ticket at C', async () => ((await farStore.ticketIds()).includes(signed) && (await farStore.sidecarNames(signed)).length === 1 ? true : undefined));
+    const status = JSON.parse((await tik(far, ['status', signed, '--json'])).stdout) as { title: string };
+    expect(status.title).toBe('signed');
+    // The bad tickets M also holds travel in the same pushes and are refused one by one, never admitted.
+    expect((await farStore.ticketIds()).includes(unsigned)).toBe(false);
+    expect((await farStore.ticketIds()).includes(forged)).toBe(false);
+
+    // `tik --remote URL set …` mints and signs here and pushes through sync: admitted when signed.
+    const nowhere = tempDir('tik-remote-cwd-');
+    dirs.push(nowhere);
+    const unsignedSet = await tik(nowhere, ['--remote', c.url, '--actor', 'alice', 'set', signed, 'category=technical']);
+    expect([unsignedSet.code, unsignedSet.stderr]).toEqual([1, expect.stringMatching(/auth\/unsigned/)]);
+    const set = await tik(nowhere, ['--remote', c.url, '--actor', 'alice', 'set', signed.slice(0, 8), 'category=technical'], { TIK_KEY: alice });
+    expect(set.code, set.stderr).toBe(0);
+    const after = JSON.parse((await tik(far, ['status', signed, '--json'])).stdout) as { facts: Record<string, { value: string }> };
+    expect(after.facts.category!.value).toBe(':technical');
+  }, 180_000);
+});
