@@ -33,6 +33,7 @@ import {
   type ShoalConfig,
   type StatefulConfig,
 } from './model.js';
+import { normaliseLimits } from './limits.js';
 import { isSecretReference } from './secret.js';
 import { readYamlTree, type Position } from './yaml-tree.js';
 
@@ -147,6 +148,7 @@ export function checkConfigText(text: string, env: Env = process.env): ConfigChe
     ...resolved.catalog,
     stateful: normaliseStateful(raw),
     auth: auth.auth,
+    limits: normaliseLimits(raw.server?.limits),
     ...(raw.admin === undefined ? {} : { admin: { file_roots: raw.admin.file_roots ?? [], allowed_hosts: raw.admin.allowed_hosts ?? [] } }),
   });
   return finish(errors, warnings, config, locate);

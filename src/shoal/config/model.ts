@@ -17,6 +17,7 @@
 import { ShoalError } from '../errors.js';
 import { DEFAULT_AUDIT, type AuditConfig } from './audit-config.js';
 import type { AuthConfig } from './auth-config.js';
+import type { LimitsConfig } from './limits.js';
 import type { ServerConfig } from './server-config.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -241,6 +242,8 @@ export interface ShoalConfig extends CatalogModel {
   readonly auth?: AuthConfig;
   /** The admin API's reach (absent = it may register no file or network source). */
   readonly admin?: AdminConfig;
+  /** `server.limits`: what no role can exceed (./limits.ts); absent = `DEFAULT_LIMITS`. */
+  readonly limits?: LimitsConfig;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { KeyCatalog } from './config-schema.js';
+import { LIMITS_KEYS, limitsSchema } from './limits.js';
 
 const name = z.string().min(1);
 const optional = <T extends z.ZodType>(t: T) => t.nullish().transform((v) => v ?? undefined);
@@ -41,13 +42,15 @@ export const serverSchema = z.object({
   allowed_hosts: optional(z.array(z.string().regex(HOST_ENTRY, { message: 'expected a host name, *.domain, an IP address or *' })).min(1)),
   tls: optional(tlsSchema),
   cors: optional(corsSchema),
+  limits: optional(limitsSchema),
 });
 
 export const SERVER_KEYS: KeyCatalog = {
   kind: 'server',
   known: Object.keys(serverSchema.shape),
-  unsupported: ['port', 'grpc_port', 'flight_port', 'limits'],
+  unsupported: ['port', 'grpc_port', 'flight_port'],
   children: {
+    limits: LIMITS_KEYS,
     tls: { kind: 'server.tls', known: Object.keys(tlsSchema.shape), unsupported: [] },
     cors: { kind: 'server.cors', known: Object.keys(corsSchema.shape), unsupported: [] },
   },
