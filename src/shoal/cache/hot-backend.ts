@@ -39,9 +39,32 @@ export interface HotBackend {
   close(): Promise<void>;
 }
 
-/** The storage keys, as upstream names the blob (`provisa:hot:<table>:blob`). */
-export const hotKeys = {
-  blob: (table: string): string => `provisa:hot:${table}:blob`,
-  generation: (table: string): string => `provisa:hot:${table}:gen`,
-  channel: 'provisa:hot:invalidate',
-} as const;
+/** The storage keys and the invalidation channel of one deployment's hot tables. */
+export interface HotKeys {
+  readonly blob: (table: string) => string;
+  readonly generation: (table: string) => string;
+  /** A SCAN pattern matching every key of this deployment with the suffix (`blob`, `gen`). */
+  readonly pattern: (suffix: 'blob' | 'gen') => string;
+  /** The table a key of this deployment names (undefined for any other key). */
+  readonly tableOf: (key: string, suffix: 'blob' | 'gen') => string | undefined;
+  readonly channel: string;
+}
+
+const NAMESPACE = /^[A-Za-z0-9-]{1,64}$/;
+
+/**
+ * Upstream's names (`provisa:hot:<table>:blob`) with the deployment id after the prefix
+ * (`provisa:hot:<deployment>:<table>:blob`, channel `provisa:hot:<deployment>:invalidate`), so two
+ * deployments sharing one Redis never read, overwrite or invalidate each other's tables.
+ */
+export function hotKeys(deployment: string): HotKeys {
+  if (!NAMESPACE.test(deployment)) throw new TypeError(`hot-cache namespace "${deployment}" is not [A-Za-z0-9-]{1,64}`);
+  const prefix = `provisa:hot:${deployment}:`;
+  return Object.freeze({
+    blob: (table: string) => `${prefix}${table}:blob`,
+    generation: (table: string) => `${prefix}${table}:gen`,
+    pattern: (suffix: 'blob' | 'gen') => `${prefix}*:${suffix}`,
+    tableOf: (key: string, suffix: 'blob' | 'gen') => (key.startsWith(prefix) && key.endsWith(`:${suffix}`) ? key.slice(prefix.length, -(suffix.length + 1)) : undefined),
+    channel: `${prefix}invalidate`,
+  });
+}

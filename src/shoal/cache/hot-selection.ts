@@ -11,6 +11,7 @@
  */
 import { sha256Hex } from '../../core/hash.js';
 import { canonicalJson } from '../registry/canonical-json.js';
+import { connectionFingerprint } from './connection-fingerprint.js';
 import { type CatalogModel, DERIVED_SOURCE_ID, type HotTablesConfig, type TableConfig, qualifiedName, tableId } from '../config/model.js';
 
 export type HotReason = 'explicit' | 'relationship' | 'auto';
@@ -34,7 +35,9 @@ export function hotCandidates(model: CatalogModel, bounds: HotTablesConfig, reac
   for (const t of model.tables) {
     if (t.hot === false || t.source_id === DERIVED_SOURCE_ID || t.view_sql !== undefined || !reachable(t)) continue;
     const key = qualifiedName(t).toLowerCase();
-    const fingerprint = sha256Hex(canonicalJson({ table: t, source: model.sources.find((s) => s.id === t.source_id) ?? null }));
+    const source = model.sources.find((s) => s.id === t.source_id);
+    // the table's definition and where its source points (never its secret): rows of another are ignored
+    const fingerprint = sha256Hex(canonicalJson({ table: t, source: source ?? null, connection: source ? connectionFingerprint(source) : null }));
     const base = { key, table: t, fingerprint };
     if (t.hot === true) out.push({ ...base, reason: 'explicit', maxRows: bounds.max_rows });
     else if (bounds.auto_threshold === 0) continue; // automatic selection off

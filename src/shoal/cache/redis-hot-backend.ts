@@ -9,7 +9,7 @@
  * (drop every copy and reload).
  */
 import { Redis } from 'ioredis';
-import { type HotBackend, type HotBlob, type HotInvalidation, hotKeys } from './hot-backend.js';
+import { type HotBackend, type HotBlob, type HotInvalidation, type HotKeys, hotKeys } from './hot-backend.js';
 
 /** Store a blob only while its generation is current (atomic on the server). */
 const WRITE_IF_CURRENT = `
@@ -24,6 +24,8 @@ export interface RedisHotBackendOptions {
   readonly commandTimeoutMs?: number;
   /** Called with connection errors (logged by the caller; they never reach a query). */
   readonly onError?: (e: unknown) => void;
+  /** The deployment id keys and the channel live under (default `local`; see hotKeys). */
+  readonly namespace?: string;
 }
 
 export class RedisHotBackend implements HotBackend {
@@ -33,8 +35,10 @@ export class RedisHotBackend implements HotBackend {
   private readonly handlers: ((inv: HotInvalidation) => void)[] = [];
   private subscribed = false;
   private closed = false;
+  private readonly keys: HotKeys;
 
   constructor(url: string, options: RedisHotBackendOptions = {}) {
+    this.keys = hotKeys(options.namespace ?? 'local');
     const common = {
       lazyConnect: true,
       enableOfflineQueue: false,
@@ -52,7 +56,7 @@ export class RedisHotBackend implements HotBackend {
       this.subscribed = false;
     });
     this.sub.on('ready', () => {
-      this.sub.subscribe(hotKeys.channel).then(
+      this.sub.subscribe(this.keys.channel).then(
         () => {
           this.subscribed = true;
           // whatever was published while we were away is lost, and loads failed meanwhile: start over
@@ -61,7 +65,8 @@ export class RedisHotBackend implements HotBackend {
         onError,
       );
     });
-    this.sub.on('message', (_channel: string, message: string) => {
+    this.sub.on('message', (channel: string, message: string) => {
+      if (channel !== this.keys.channel) return;
       const inv = parseInvalidation(message);
       if (inv) this.emit(inv);
     });
@@ -81,11 +86,11 @@ export class RedisHotBackend implements HotBackend {
   }
 
   async generation(table: string): Promise<string> {
-    return (await this.client.get(hotKeys.generation(table))) ?? '0';
+    return (await this.client.get(this.keys.generation(table))) ?? '0';
   }
 
   async read(table: string): Promise<HotBlob | undefined> {
-    const v = await this.client.get(hotKeys.blob(table));
+    const v = await this.client.get(this.keys.blob(table));
     if (v === null) return undefined;
     const nl = v.indexOf('\n');
     if (nl < 0) return undefined;
@@ -94,7 +99,7 @@ export class RedisHotBackend implements HotBackend {
 
   async write(table: string, blob: HotBlob, ttlSeconds: number): Promise<boolean> {
     const r = await this.client.eval(
-      WRITE_IF_CURRENT, 2, hotKeys.generation(table), hotKeys.blob(table),
+      WRITE_IF_CURRENT, 2, this.keys.generation(table), this.keys.blob(table),
       blob.generation, `${blob.generation}\n${blob.json}`, String(Math.max(1, Math.ceil(ttlSeconds))),
     );
     return r === 1;
@@ -104,22 +109,25 @@ export class RedisHotBackend implements HotBackend {
     const names = tables === 'all' ? await this.knownTables() : tables;
     if (names.length > 0) {
       const m = this.client.multi();
-      for (const t of names) m.incr(hotKeys.generation(t)).del(hotKeys.blob(t));
+      for (const t of names) m.incr(this.keys.generation(t)).del(this.keys.blob(t));
       await m.exec();
     }
     const messages: HotInvalidation[] = tables === 'all' ? [{ all: true }] : tables.map((table) => ({ table }));
-    for (const inv of messages) await this.client.publish(hotKeys.channel, JSON.stringify(inv));
+    for (const inv of messages) await this.client.publish(this.keys.channel, JSON.stringify(inv));
   }
 
   /** Every table with a blob or a generation in Redis. */
   private async knownTables(): Promise<string[]> {
     const out = new Set<string>();
-    for (const suffix of ['blob', 'gen']) {
+    for (const suffix of ['blob', 'gen'] as const) {
       let cursor = '0';
       do {
-        const [next, keys] = await this.client.scan(cursor, 'MATCH', `provisa:hot:*:${suffix}`, 'COUNT', 200);
+        const [next, keys] = await this.client.scan(cursor, 'MATCH', this.keys.pattern(suffix), 'COUNT', 200);
         cursor = next;
-        for (const k of keys) out.add(k.slice('provisa:hot:'.length, -(suffix.length + 1)));
+        for (const k of keys) {
+          const table = this.keys.tableOf(k, suffix);
+          if (table !== undefined) out.add(table);
+        }
       } while (cursor !== '0');
     }
     return [...out];

@@ -36,6 +36,11 @@ export interface ResultCacheOptions {
   readonly redisTimeoutMs?: number;
   /** A store to use instead of the one the config names (tests). */
   readonly store?: ResultStore;
+  /**
+   * The deployment id (the registry's): part of every key and the Redis namespace, so deployments
+   * sharing one Redis never serve each other's entries. Default `local` (tests, one deployment).
+   */
+  readonly deployment?: string;
 }
 
 /** The outcome of one lookup: a cached answer, or a way to run live (and store the answer). */
@@ -96,14 +101,18 @@ export class ResultCache {
     const store =
       options.store ??
       (config.redis_url
-        ? await RedisResultStore.open(config.redis_url, { now: clock, ...(options.redisTimeoutMs === undefined ? {} : { commandTimeoutMs: options.redisTimeoutMs }) })
+        ? await RedisResultStore.open(config.redis_url, {
+            now: clock,
+            namespace: options.deployment ?? 'local',
+            ...(options.redisTimeoutMs === undefined ? {} : { commandTimeoutMs: options.redisTimeoutMs }),
+          })
         : new MemoryResultStore(options.maxBytes ?? 64 * 1024 * 1024, clock));
     return new ResultCache(store, config.default_ttl, options);
   }
 
   /** Look a planned query up. Never throws for a store failure: that is a MISS and a fallback. */
-  async lookup(input: ResultKeyInput, ctx: Omit<ResultKeyContext, 'defaultTtl'>): Promise<ResultLookup> {
-    const c = resultCacheability(input, { ...ctx, defaultTtl: this.defaultTtl });
+  async lookup(input: ResultKeyInput, ctx: Omit<ResultKeyContext, 'defaultTtl' | 'deployment'>): Promise<ResultLookup> {
+    const c = resultCacheability(input, { ...ctx, deployment: this.options.deployment ?? 'local', defaultTtl: this.defaultTtl });
     // planning is a function of the request and the catalog epoch once nothing reads the clock (a
     // cacheable query reads none); an MV read also depends on the snapshot bound, so it is not remembered
     if (c.cacheable && input.mv === undefined) {

@@ -1,7 +1,8 @@
 /**
  * Whether a governed query's result may be cached, and under which key.
  *
- * The key is a SHA-256 over the catalog epoch, the route, the SQL that runs (governed: row
+ * The key is a SHA-256 over the deployment id, the connection fingerprints of the catalog's
+ * sources (./connection-fingerprint.ts), the catalog epoch, the route, the SQL that runs (governed: row
  * filters and masks inlined, session variables and `now()` already substituted as literals; MV
  * reads bound to their snapshot), the bind parameters (none today), the role, the session
  * variables the query and its row filters read, and the resolved MV snapshots. Two requests share
@@ -22,6 +23,7 @@ import { checkDeterminism } from '../sql/determinism.js';
 import { parseQuery } from '../sql/parse.js';
 import { type SessionVars, substituteSessionVars } from '../sql/session-vars.js';
 import { parseTemplate } from '../sql/template.js';
+import { catalogConnectionsFingerprint } from './connection-fingerprint.js';
 import { resultTtlSeconds } from './result-ttl.js';
 
 /** What the instance knows about a planned query when it asks the cache. */
@@ -43,6 +45,8 @@ export interface ResultKeyInput {
 }
 
 export interface ResultKeyContext {
+  /** The deployment the registry belongs to (src/shoal/registry/deployment-id.ts): two never share an entry. */
+  readonly deployment: string;
   readonly model: CatalogModel;
   readonly governance: GovernanceCatalog;
   /** `cache.default_ttl`, seconds. */
@@ -143,7 +147,10 @@ export function resultCacheability(input: ResultKeyInput, ctx: ResultKeyContext)
   const ttlSeconds = resultTtlSeconds(ctx.model, input.tables, ctx.defaultTtl);
   if (ttlSeconds <= 0) return { cacheable: false, reason: 'the TTL is 0' };
   const material = JSON.stringify({
-    v: 1,
+    v: 2,
+    // epochs of two registries collide; the deployment and where the sources point do not
+    deployment: ctx.deployment,
+    connections: catalogConnectionsFingerprint(ctx.model),
     epoch: input.epoch,
     route: input.route,
     sql: input.sql,

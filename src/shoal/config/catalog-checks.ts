@@ -10,12 +10,14 @@ import { isDerivedTable } from '../mv/mv-relation.js';
 import { admitMaterializedView } from '../sql/determinism.js';
 import { child, item, type ConfigIssue } from './config-issue.js';
 import { didYouMean } from './did-you-mean.js';
+import { canAccessDomain, resolveRole } from './roles.js';
 import {
   DERIVED_SOURCE_ID,
   catalogName,
   deepFreeze,
   physicalName,
   qualifiedName,
+  rlsFiltersFor,
   tableId,
   type CatalogModel,
   type ColumnConfig,
@@ -141,6 +143,7 @@ export function checkCatalog(catalog: CatalogModel): CatalogCheck {
     else if (!a.deterministic) warn('CONFIG_MV_NONDETERMINISTIC', at, a.reason);
   });
   checkDerivedReads(catalog, err);
+  checkDefinerRows(catalog, err);
 
   catalog.sources.forEach((s, i) => {
     const at = item('sources', i);
@@ -278,6 +281,62 @@ export function checkCatalog(catalog: CatalogModel): CatalogCheck {
   });
 
   return { errors, warnings };
+}
+
+/**
+ * Derived tables cannot launder rows. view_sql is computed with the service identity (every row,
+ * unmasked: src/shoal/mv/service-identity.ts), so a view or MV over a table with RLS rules or
+ * masks would hand every reader rows and values they cannot read directly. Such a derived table
+ * must declare RLS of its own for each role that may read it and is restricted on one of those
+ * tables (no domain access, a row filter, a mask), or say `definer_rows: true` — explicitly
+ * serving every reader the definer's rows. A role that reads every one of those tables
+ * unrestricted gains nothing through the view and needs no rule.
+ */
+function checkDefinerRows(catalog: CatalogModel, err: (code: string, path: string, message: string, hint?: string) => void): void {
+  const derived = catalog.tables.flatMap((t, i) => (isDerivedTable(t) && t.definer_rows !== true ? [{ t, i }] : []));
+  if (derived.length === 0) return;
+  let planned: ReturnType<typeof planDerivedTables>;
+  try {
+    planned = planDerivedTables(catalog);
+  } catch {
+    return; // reported by the checks above
+  }
+  const byKey = new Map(catalog.tables.map((t) => [qualifiedName(t).toLowerCase(), t]));
+  const resolve = (roleId: string): ReturnType<typeof resolveRole> | undefined => {
+    try {
+      return resolveRole(catalog.roles, roleId);
+    } catch {
+      return undefined; // unknown parents and cycles are reported with the roles
+    }
+  };
+  const ruled = (t: TableConfig, lineage: readonly string[]): boolean => lineage.some((r) => rlsFiltersFor(catalog, t, r).length > 0);
+  const hasRls = (t: TableConfig): boolean => catalog.rls_rules.some((r) => r.table_id === tableId(t) || r.domain_id === t.domain_id);
+  const masked = (t: TableConfig): readonly ColumnConfig[] => t.columns.filter((c) => c.mask_type !== undefined);
+  for (const { t, i } of derived) {
+    const d = planned.get(qualifiedName(t).toLowerCase());
+    if (!d || d.engineSql === null) continue; // an unplannable view serves nothing; its error is reported when read
+    const governed = d.reads.map((k) => byKey.get(k)).filter((b): b is TableConfig => b !== undefined && (hasRls(b) || masked(b).length > 0));
+    if (governed.length === 0) continue;
+    const missing: string[] = [];
+    for (const role of catalog.roles) {
+      const resolved = resolve(role.id);
+      if (!resolved) continue;
+      const lineage = resolved.lineage;
+      if (!canAccessDomain(resolved, t.domain_id)) continue; // cannot read the view at all
+      const restricted = governed.some(
+        (b) => !canAccessDomain(resolved, b.domain_id) || ruled(b, lineage) || masked(b).some((c) => !c.unmasked_to.some((r) => lineage.includes(r))),
+      );
+      if (restricted && !ruled(t, lineage)) missing.push(role.id);
+    }
+    if (missing.length === 0) continue;
+    const what = governed.map((b) => `${qualifiedName(b)} (${[hasRls(b) ? 'RLS' : '', masked(b).length > 0 ? 'masks' : ''].filter(Boolean).join(', ')})`);
+    err(
+      'CONFIG_VIEW_LAUNDERS_ROWS',
+      child(item('tables', i), 'view_sql'),
+      `${qualifiedName(t)} is computed with every row and unmasked value of ${what.join(' and ')}, but declares no RLS of its own for the roles that read it: ${missing.join(', ')}`,
+      `add an rls_rules entry with table_id: ${tableId(t)} for each of ${missing.join(', ')}, or set definer_rows: true on ${qualifiedName(t)} to serve every reader the definer's rows`,
+    );
+  }
 }
 
 /**

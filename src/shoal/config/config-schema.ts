@@ -76,6 +76,7 @@ export const tableSchema = z.object({
   materialize: optional(bool),
   mv_refresh_interval: optional(int.pipe(z.number().int().min(1))),
   mv_consistency: optional(z.enum(MV_CONSISTENCIES)),
+  definer_rows: optional(bool),
 });
 
 export const relationshipSchema = z.object({
@@ -167,6 +168,16 @@ export const authSchema = z.object({
   session_vars: optional(z.array(sessionVarSchema)),
 });
 
+/** `host`, `host:port`, `[v6]` or `[v6]:port`: a name or address, never a path, scheme or wildcard. */
+export const HOST_ENTRY = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*|\[[0-9A-Fa-f:.]+\])(?::(?:6553[0-5]|655[0-2]\d|65[0-4]\d{2}|6[0-4]\d{3}|[1-5]\d{4}|[1-9]\d{0,3}))?$/;
+
+export const adminSchema = z.object({
+  file_roots: optional(z.array(z.string().min(1).max(4096).refine((v) => !v.includes('\u0000') && !/[*?[{]/.test(v), {
+    message: 'expected a directory path (no wildcards)',
+  }))),
+  allowed_hosts: optional(z.array(z.string().regex(HOST_ENTRY, { message: 'expected host or host:port (a name or address, no scheme, path or wildcard)' }))),
+});
+
 export const configSchema = z.object({
   auth: optional(authSchema),
   federation_engine: optional(z.enum(FEDERATION_ENGINES)),
@@ -183,6 +194,7 @@ export const configSchema = z.object({
   rls_rules: optional(z.array(rlsRuleSchema)),
   server: optional(serverSchema),
   audit: optional(auditSchema),
+  admin: optional(adminSchema),
 });
 
 export type RawConfig = z.output<typeof configSchema>;
@@ -261,5 +273,6 @@ export const CONFIG_KEYS: KeyCatalog = {
     rls_rules: { kind: 'rls rule', known: keysOf(rlsRuleSchema), unsupported: ['description'] },
     server: SERVER_KEYS,
     audit: AUDIT_KEYS,
+    admin: { kind: 'admin', known: keysOf(adminSchema), unsupported: [] },
   },
 };

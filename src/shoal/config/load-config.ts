@@ -144,7 +144,13 @@ export function checkConfigText(text: string, env: Env = process.env): ConfigChe
   const auth = checkAuth(raw.auth, catalog.roles.map((r) => r.id));
   errors.push(...[...resolved.errors, ...checked.errors, ...auth.errors].filter((i) => !reported.has(i.path)));
   warnings.push(...checked.warnings, ...auth.warnings);
-  const config: ShoalConfig = deepFreeze({ ...resolved.catalog, stateful: normaliseStateful(raw), auth: auth.auth, limits: normaliseLimits(raw.server?.limits) });
+  const config: ShoalConfig = deepFreeze({
+    ...resolved.catalog,
+    stateful: normaliseStateful(raw),
+    auth: auth.auth,
+    limits: normaliseLimits(raw.server?.limits),
+    ...(raw.admin === undefined ? {} : { admin: { file_roots: raw.admin.file_roots ?? [], allowed_hosts: raw.admin.allowed_hosts ?? [] } }),
+  });
   return finish(errors, warnings, config, locate);
 }
 

@@ -130,6 +130,12 @@ export interface TableConfig {
   readonly mv_refresh_interval: number;
   /** Default `shared`. */
   readonly mv_consistency: MvConsistency;
+  /**
+   * A view_sql table is computed with the service identity (every row, unmasked). When it reads a
+   * table with RLS rules or masks it must declare RLS for every role that may read it, unless this
+   * says, explicitly, that every reader gets the definer's rows (see checkCatalog).
+   */
+  readonly definer_rows?: boolean;
 }
 
 export interface RelationshipConfig {
@@ -218,11 +224,24 @@ export interface CatalogModel {
   readonly rls_rules: readonly RlsRuleConfig[];
 }
 
+/**
+ * What the admin API may reach when it registers a source (`admin:` in the config). Unset lists
+ * mean nothing: the admin API then registers no file source and no network source at all.
+ */
+export interface AdminConfig {
+  /** Directories (absolute, or relative to the config file) admin-registered file sources may read under. */
+  readonly file_roots: readonly string[];
+  /** `host` or `host:port` entries admin-registered database sources may connect to. */
+  readonly allowed_hosts: readonly string[];
+}
+
 /** A whole loaded config file: the catalog plus the stateful components. */
 export interface ShoalConfig extends CatalogModel {
   readonly stateful: StatefulConfig;
   /** Authentication and identity (./auth-config.ts); absent = `DEFAULT_AUTH` (authentication required). */
   readonly auth?: AuthConfig;
+  /** The admin API's reach (absent = it may register no file or network source). */
+  readonly admin?: AdminConfig;
   /** `server.limits`: what no role can exceed (./limits.ts); absent = `DEFAULT_LIMITS`. */
   readonly limits?: LimitsConfig;
 }

@@ -38,6 +38,7 @@ import { openRegistry } from '../registry/open-registry.js';
 import type { Registry } from '../registry/registry.js';
 import type { Timer } from '../registry/timer.js';
 import { watchEpoch, type EpochWatch } from '../registry/watch-epoch.js';
+import { AdminSourcePolicy } from '../server/admin-source-policy.js';
 import { MetricsRegistry } from '../server/metrics.js';
 import type { HealthReport, QueryRequest, QueryResult, QueryService } from '../server/query-service.js';
 import { quoteIdent } from '../sources/pushdown-sql.js';
@@ -132,6 +133,8 @@ export class ShoalInstance implements QueryService {
   results: ResultCache | undefined;
   /** The hot-table cache (src/shoal/cache/hot-cache.ts); undefined when turned off. */
   hot: HotCache | undefined;
+  /** What the admin API may register (admin.file_roots, admin.allowed_hosts; never the registry or the MV store). */
+  readonly adminPolicy: AdminSourcePolicy;
   /** How the HTTP edge authenticates callers (the config's `auth:`, users and tokens of the registry). */
   auth: EdgeAuth | undefined;
   private identities: IdentityStore | undefined;
@@ -143,6 +146,19 @@ export class ShoalInstance implements QueryService {
   ) {
     this.pool = new SourcePool(options.env ?? process.env, { statementTimeoutMs: requestTimeoutMs(limitsOf(options.config)) });
     this.metrics = options.metrics ?? new MetricsRegistry();
+    const env = options.env ?? process.env;
+    let mvStoreDir: string | undefined;
+    try {
+      mvStoreDir = storeDirectory(options.config.stateful.materialize_store_url ?? env.PROVISA_MATERIALIZE_URL, options.baseDir);
+    } catch {
+      // an unusable store URL is reported by openMvs; the store then holds nothing to protect
+    }
+    this.adminPolicy = new AdminSourcePolicy({
+      admin: options.config.admin,
+      baseDir: options.baseDir,
+      registryUrl: options.config.stateful.control_plane.tenant_url ?? EMBEDDED_REGISTRY_URL,
+      ...(mvStoreDir === undefined ? {} : { mvStoreDir }),
+    });
   }
 
   static async start(options: InstanceOptions): Promise<ShoalInstance> {
@@ -169,7 +185,10 @@ export class ShoalInstance implements QueryService {
         store: instance.identities,
         roles: async () => self.state?.model.roles ?? [],
       };
-      if (options.resultCache !== false) instance.results = await ResultCache.open(options.config.stateful.cache, { ...options.resultCache, metrics: instance.metrics });
+      // both cache tiers are namespaced by the registry's deployment id: fleets sharing one Redis stay apart
+      if (options.resultCache !== false) {
+        instance.results = await ResultCache.open(options.config.stateful.cache, { deployment: registry.deploymentId, ...options.resultCache, metrics: instance.metrics });
+      }
       instance.hot = await instance.openHot();
       await instance.openMvs(url);
       await instance.rebuild();
@@ -220,7 +239,8 @@ export class ShoalInstance implements QueryService {
     let backend = o?.backend;
     if (!backend) {
       if (redisUrl) {
-        const redis = new RedisHotBackend(redisUrl, { onError: () => undefined }); // an outage means "serve live", not a log line per retry
+        // an outage means "serve live", not a log line per retry
+        const redis = new RedisHotBackend(redisUrl, { onError: () => undefined, namespace: this.registry.deploymentId });
         await redis.ready();
         backend = redis;
       } else backend = new MemoryHotBackend(o?.clock);

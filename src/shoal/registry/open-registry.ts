@@ -6,6 +6,7 @@ import { isCodedError } from '../../core/errors.js';
 import { openSqlClient } from '../../core/sql/open-sql-client.js';
 import { redactUrl } from '../../core/sql/sql-url.js';
 import { ShoalError } from '../errors.js';
+import { ensureDeploymentId } from './deployment-id.js';
 import type { Registry } from './registry.js';
 import { migrateRegistry } from './registry-schema.js';
 import { SqlRegistry } from './sql-registry.js';
@@ -35,8 +36,10 @@ export async function openRegistry(url: string, options: OpenRegistryOptions = {
       cause: e,
     });
   }
+  let deploymentId: string;
   try {
     await migrateRegistry(client);
+    deploymentId = await ensureDeploymentId(client);
   } catch (e) {
     await client.close().catch(() => undefined);
     if (e instanceof ShoalError) throw e;
@@ -45,5 +48,5 @@ export async function openRegistry(url: string, options: OpenRegistryOptions = {
       cause: e,
     });
   }
-  return new SqlRegistry(client, redactUrl(url));
+  return new SqlRegistry(client, redactUrl(url), deploymentId);
 }

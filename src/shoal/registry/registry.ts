@@ -48,6 +48,8 @@ export interface Registry {
   readonly dialect: 'sqlite' | 'postgres';
   /** The URL with any password redacted. */
   readonly url: string;
+  /** This deployment's identity, minted when the registry was first opened and stored in it (./deployment-id.ts). */
+  readonly deploymentId: string;
 
   epoch(): Promise<number>;
   snapshot(): Promise<RegistrySnapshot>;
@@ -61,7 +63,11 @@ export interface Registry {
   registerDomain(domain: DomainConfig): Promise<MutationResult>;
   /** Refused while tables or RLS rules reference the domain. */
   dropDomain(id: string): Promise<MutationResult>;
-  registerTable(table: TableConfig): Promise<MutationResult>;
+  /**
+   * Upsert a table, and with it (one mutation) RLS rules that name it: a view over governed tables
+   * needs its own rules the moment it exists (see checkCatalog's CONFIG_VIEW_LAUNDERS_ROWS).
+   */
+  registerTable(table: TableConfig, rlsRules?: readonly RlsRuleConfig[]): Promise<MutationResult>;
   /** By table id (alias or name) or qualified name; refused while RLS rules or relationships reference it. */
   dropTable(ref: string): Promise<MutationResult>;
   registerRole(role: RoleConfig): Promise<MutationResult>;

@@ -45,6 +45,7 @@ export class SqlRegistry implements Registry {
   constructor(
     private readonly client: SqlClient,
     readonly url: string,
+    readonly deploymentId: string,
   ) {
     this.dialect = client.dialect;
     if (canListen(client)) {
@@ -118,9 +119,13 @@ export class SqlRegistry implements Registry {
     });
   }
 
-  async registerTable(table: TableConfig): Promise<MutationResult> {
+  async registerTable(table: TableConfig, rlsRules: readonly RlsRuleConfig[] = []): Promise<MutationResult> {
     const t = makeTable(table);
-    return this.mutate((c) => ({ ...c, tables: mergeBy(c.tables, [t], tableId) }));
+    const rules = rlsRules.map(rlsRule);
+    return this.mutate((c) => {
+      const tables = mergeBy(c.tables, [t], tableId);
+      return { ...c, tables, rls_rules: mergeBy(c.rls_rules, rules.map((r) => canonicalRule({ ...c, tables }, r)), rlsKey) };
+    });
   }
 
   async dropTable(ref: string): Promise<MutationResult> {

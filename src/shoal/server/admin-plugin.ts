@@ -6,6 +6,7 @@ import { rlsRuleSchema, sourceSchema, tableSchema } from '../config/config-schem
 import { makeColumn, makeSource, makeTable, qualifiedName, type CatalogModel, type RlsRuleConfig, type TableConfig } from '../config/model.js';
 import { ShoalError } from '../errors.js';
 import type { Registry, MutationResult } from '../registry/registry.js';
+import { AdminSourcePolicy } from './admin-source-policy.js';
 import { requireAdmin } from './request-principal.js';
 
 /** What the admin API needs from an instance: its registry, its catalog, and a way to catch up. */
@@ -20,9 +21,13 @@ export interface AdminTarget {
   invalidateCaches?(table?: string): Promise<{ readonly propagated: boolean }>;
   /** Hot-table status: where rows are kept and, per candidate table, its state (see HotStatus). */
   cacheStatus?(): unknown;
+  /** What registered sources and tables may reach (files, hosts); absent = no file or network source. */
+  readonly adminPolicy?: AdminSourcePolicy;
 }
 
 const invalidateBodySchema = z.object({ table: z.string().min(1).optional() }).strict();
+/** RLS rules registered with a table (its id implied), so a view over governed tables is never registered bare. */
+const tableRulesSchema = z.array(rlsRuleSchema.pick({ role_id: true, filter: true }).strict()).max(1000);
 
 function parseBody<T extends z.ZodType>(schema: T, body: unknown, what: string): z.output<T> {
   const r = schema.safeParse(body);
@@ -41,6 +46,9 @@ function checkWith(catalog: CatalogModel): void {
   const { errors } = checkCatalog(catalog);
   const rejected = errors.find((e) => e.code === 'CONFIG_MV_REJECTED');
   if (rejected) throw new ShoalError('MV_REJECTED', formatIssue(rejected), { hint: rejected.hint ?? "use mv_consistency: shared" });
+  // a view that would launder rows is refused for what it is (422), naming the base tables and roles
+  const laundering = errors.find((e) => e.code === 'CONFIG_VIEW_LAUNDERS_ROWS');
+  if (laundering) throw new ShoalError('VIEW_LAUNDERS_ROWS', formatIssue(laundering), { hint: laundering.hint ?? 'declare RLS for the view, or definer_rows: true' });
   // A cycle is a property of the definition itself, not of what is registered yet: 422 with the check's own hint.
   const cycle = errors.find((e) => e.code === 'CONFIG_DERIVED_CYCLE');
   if (cycle) throw new ShoalError('DERIVED_CYCLE', formatIssue(cycle), { hint: cycle.hint ?? 'a view_sql must not read its own table' });
@@ -58,6 +66,7 @@ function checkWith(catalog: CatalogModel): void {
  */
 export function adminPlugin(target: AdminTarget) {
   return async function plugin(app: FastifyInstance): Promise<void> {
+    const policy = target.adminPolicy ?? AdminSourcePolicy.denyAll();
     const authorize = async (req: FastifyRequest): Promise<CatalogModel> => {
       const { catalog } = await target.registry.snapshot();
       requireAdmin(req, catalog.roles);
@@ -94,7 +103,8 @@ export function adminPlugin(target: AdminTarget) {
 
     app.post('/admin/sources', async (req) => {
       const catalog = await authorize(req);
-      const source = makeSource(parseBody(sourceSchema, req.body, 'source'));
+      // the admin edge: files under the roots, allowed hosts, no env references, never the control plane
+      const source = makeSource(await policy.checkSource(makeSource(parseBody(sourceSchema, req.body, 'source'))));
       checkWith({ ...catalog, sources: [...catalog.sources.filter((s) => s.id !== source.id), source] });
       return done(await target.registry.registerSource(source), ofSource(catalog, source.id));
     });
@@ -106,11 +116,16 @@ export function adminPlugin(target: AdminTarget) {
 
     app.post('/admin/tables', async (req) => {
       const catalog = await authorize(req);
-      const raw = parseBody(tableSchema, req.body, 'table');
+      const { rls_rules: rulesBody, ...tableBody } = (req.body ?? {}) as { rls_rules?: unknown };
+      const raw = parseBody(tableSchema, tableBody, 'table');
       const table = makeTable({ ...raw, columns: (raw.columns ?? []).map((c) => makeColumn(c)) });
+      const rules: RlsRuleConfig[] = parseBody(tableRulesSchema, rulesBody ?? [], 'table rls_rules').map((r) => ({ table_id: table.alias ?? table.table, role_id: r.role_id, filter: r.filter }));
       const others = catalog.tables.filter((t) => !(t.domain_id === table.domain_id && (t.alias ?? t.table) === (table.alias ?? table.table)));
-      checkWith({ ...catalog, tables: [...others, table] });
-      return done(await target.registry.registerTable(table), [table]);
+      await policy.checkTable(table, catalog);
+      const keyOf = (r: RlsRuleConfig) => `${r.table_id ?? ''}\u0000${r.domain_id ?? ''}\u0000${r.role_id}`;
+      const replaced = new Set(rules.map(keyOf));
+      checkWith({ ...catalog, tables: [...others, table], rls_rules: [...catalog.rls_rules.filter((r) => !replaced.has(keyOf(r))), ...rules] });
+      return done(await target.registry.registerTable(table, rules), [table]);
     });
     app.delete('/admin/tables/:ref', async (req: FastifyRequest<{ Params: { ref: string } }>) => {
       const catalog = await authorize(req);

@@ -118,7 +118,8 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   });
   const authorship: Authorship = options.authorship ?? { mode: 'closed' };
   const hidden = [...new Set([options.root, options.store.location, options.cwd ?? options.root])];
-  const gateway = sharded ? new ShardGateway(service, store as ShardStore, new ShardDirectory(shard, [...new Set([...(options.shardPeers ?? []), ...(options.peers ?? [])])])) : undefined;
+  const peerAuth: Record<string, string> = options.peerToken ? { authorization: `Bearer ${options.peerToken}` } : {};
+  const gateway = sharded ? new ShardGateway(service, store as ShardStore, new ShardDirectory(shard, [...new Set([...(options.shardPeers ?? []), ...(options.peers ?? [])])]), peerAuth) : undefined;
   // Every error answer has one shape: {error: {code, message, hint?}}; never a stack trace.
   app.setErrorHandler((err: FastifyError, _req, res) => {
     if (isCodedError(err)) {
@@ -137,7 +138,7 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   app.addHook('onRequest', shardGuard(shard));
   await app.register(syncRoutes(store, { limits }, { authorize: (req) => authorizeSync(authorship, req), ...(authorship.mode === 'signed' ? { admitSigned: true } : {}) }));
   await app.register(apiRoutes({ service, authorship, hidden, gateway }));
-  if (gateway) await app.register(shardLocalRoutes(gateway));
+  if (gateway) await app.register(shardLocalRoutes(gateway, (req) => authorizeSync(authorship, req)));
   await app.register(boardPage(gateway ? () => gateway.lsAllRows() : serviceBoardRows(service), authorship, hidden));
   app.get('/health', async () => {
     const r = await effectiveRegister(store);
@@ -145,7 +146,7 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
     return { status: 'ok', store: options.store.kind, peers: options.peers ?? [], peerStatus: antiEntropy.peerHealth(), roles, shard: shardText(shard), shardPeers: options.shardPeers ?? [] };
   });
   const log = { info: (o: object, m: string) => app.log.info(o, m), warn: (o: object, m: string) => app.log.warn(o, m) };
-  const headers: Record<string, string> = { ...(sharded ? { [SHARD_HEADER]: shardText(shard) } : {}), ...(options.peerToken ? { authorization: `Bearer ${options.peerToken}` } : {}) };
+  const headers: Record<string, string> = { ...(sharded ? { [SHARD_HEADER]: shardText(shard) } : {}), ...peerAuth };
   const antiEntropy = new AntiEntropy(store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log, (url, signal) => httpTransport(url, { headers, signal }), {
     ...(options.syncLimits ? { limits: options.syncLimits } : {}),
     headers,

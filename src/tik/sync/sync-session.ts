@@ -100,39 +100,72 @@ export async function syncWith(local: EventStore, peer: SyncTransport, options: 
   let tOut = 0;
   let undelivered = 0;
   if (direction !== 'push') {
-    for (let i = 0; i < need.length; i += batch) {
-      // An answer may hold a prefix of what was asked (the peer caps its bundles); ask again for the rest.
-      let ask = need.slice(i, i + batch);
-      for (let first = true; ask.length > 0; first = false) {
-        checkAborted();
-        const req = encodeIdList(ask);
-        tOut += req.length;
-        const body = await peer.fetch(req);
-        tIn += body.length;
-        count(0);
-        const answer = decodeBundle(body);
-        const got = new Set([...answer.events.map((e) => e.id), ...answer.sidecars.map((s) => sidecarItemId(s.ticket, s.name, s.bytes))]);
-        const rest = ask.filter((id) => !got.has(id));
-        pulled += (await receiveBundle(local, body)).stored;
-        if (rest.length === ask.length) {
-          if (first) throw limitError(`the peer announced ${ask.length} event(s) it then did not send (asked for ${ask[0]}…)`, 'the peer is given up on for this session; what was stored stays');
-          // After a partial answer: what is still missing was lost at the peer; the next sync asks again.
-          undelivered += rest.length;
-          break;
+    // A fetch answer may hold only what was asked for (admission refuses anything else). Events
+    // held back for a parent that a later batch brings are asked for again once the batches are
+    // done, while that makes progress (a chain split across batches arrives whole).
+    let wanted = need;
+    while (wanted.length > 0) {
+      const again: string[] = [];
+      let progress = 0;
+      for (let i = 0; i < wanted.length; i += batch) {
+        // An answer may hold a prefix of what was asked (the peer caps its bundles); ask again for the rest.
+        let ask = wanted.slice(i, i + batch);
+        for (let first = true; ask.length > 0; first = false) {
+          checkAborted();
+          const req = encodeIdList(ask);
+          tOut += req.length;
+          const body = await peer.fetch(req);
+          tIn += body.length;
+          count(0);
+          const answer = decodeBundle(body);
+          const got = new Set([...answer.events.map((e) => e.id), ...answer.sidecars.map((s) => sidecarItemId(s.ticket, s.name, s.bytes))]);
+          const rest = ask.filter((id) => !got.has(id));
+          const r = await receiveBundle(local, body, { requested: new Set(ask), onDeferred: (d) => again.push(...d.map((x) => x.id)) });
+          pulled += r.stored;
+          progress += r.stored + r.sidecars;
+          if (rest.length === ask.length) {
+            if (first) throw limitError(`the peer announced ${ask.length} event(s) it then did not send (asked for ${ask[0]}…)`, 'the peer is given up on for this session; what was stored stays');
+            // After a partial answer: what is still missing was lost at the peer; the next sync asks again.
+            undelivered += rest.length;
+            break;
+          }
+          ask = rest;
         }
-        ask = rest;
+        options.onProgress?.(`pulled ${Math.min(i + batch, wanted.length)}/${wanted.length}`);
       }
-      options.onProgress?.(`pulled ${Math.min(i + batch, need.length)}/${need.length}`);
+      if (again.length > 0) options.onProgress?.(`${again.length} event(s) wait for a parent or definition the peer did not send`);
+      wanted = progress > 0 && again.length < wanted.length ? again : [];
     }
   }
   if (direction !== 'pull') {
-    for (let i = 0; i < have.length; i += batch) {
-      for (const body of await pushBodies(local, index, have.slice(i, i + batch), limits.bundleBytes)) {
+    // whole tickets per batch: parents travel with their children (a ticket larger than a batch
+    // is one batch of its own)
+    const byTicket = new Map<string, string[]>();
+    for (const id of have) {
+      const t = index.ticketOf.get(id) ?? index.sidecarOf.get(id)?.ticket ?? '';
+      const list = byTicket.get(t);
+      if (list) list.push(id);
+      else byTicket.set(t, [id]);
+    }
+    const batches: string[][] = [];
+    let current: string[] = [];
+    for (const ids of byTicket.values()) {
+      if (current.length > 0 && current.length + ids.length > batch) {
+        batches.push(current);
+        current = [];
+      }
+      current.push(...ids);
+    }
+    if (current.length > 0) batches.push(current);
+    let done = 0;
+    for (const ids of batches) {
+      for (const body of await pushBodies(local, index, ids, limits.bundleBytes)) {
         checkAborted();
         tOut += body.length;
         pushed += (await peer.push(body)).stored;
       }
-      options.onProgress?.(`pushed ${Math.min(i + batch, have.length)}/${have.length}`);
+      done += ids.length;
+      options.onProgress?.(`pushed ${done}/${have.length}`);
     }
   }
   return {

@@ -54,6 +54,7 @@ describe.skipIf(postgres.skip)('a shoal fleet on one shared registry', () => {
     writeFileSync(join(dir, 'shoal.yaml'), `
 control_plane: {tenant_url: "${registryUrl}"}
 auth: {provider: none}
+admin: {file_roots: ["."]}
 domains: [{id: sales}]
 sources:
   - {id: sales-pg, type: postgresql, host: ${base.hostname}, port: ${base.port}, database: ${sourceDb}, username: ${base.username}}

@@ -49,6 +49,7 @@ tables:
     domain_id: sales
     table: by_region
     materialize: true
+    definer_rows: true # every region's count, whoever reads it (orders has RLS)
     view_sql: 'SELECT region, count(*) AS n FROM "orders_csv"."default"."orders" GROUP BY region'
     columns: [{name: region, data_type: varchar}, {name: n, data_type: bigint}]
 roles:

@@ -25,6 +25,7 @@ tables:
   - source_id: __derived__
     domain_id: sales
     table: recent
+    definer_rows: true
     view_sql: 'SELECT id FROM "a"."default"."orders" WHERE at > now() - INTERVAL 1 DAY'
     columns: [{name: id, data_type: integer}]
 roles:
@@ -40,7 +41,7 @@ rls_rules:
 
 const { config } = loadConfig({ text: CONFIG });
 const governance = catalogFromConfig(config);
-const ctx = { model: config, governance, defaultTtl: 300 };
+const ctx = { deployment: 'deployment-a', model: config, governance, defaultTtl: 300 };
 const FIXED = new Date('2026-01-01T00:00:00Z');
 
 function input(sql: string, role: string, vars: Record<string, string> = {}, extra: Partial<ResultKeyInput> = {}): ResultKeyInput {
@@ -151,5 +152,26 @@ describe('result cache key', () => {
   it('caches row-order-dependent queries (LIMIT without ORDER BY): any live answer is as valid as the stored one', () => {
     const c = resultCacheability(input('SELECT id FROM sales.orders LIMIT 1', 'admin'), ctx);
     expect(c).toMatchObject({ cacheable: true, ttlSeconds: 120, tables: ['sales.orders'] });
+  });
+});
+
+describe('result keys per deployment', () => {
+  it('two deployments (same epoch, SQL, role and catalog) never share a key', () => {
+    const i = input('SELECT id FROM sales.orders', 'admin');
+    expect(resultCacheability(i, { ...ctx, deployment: 'deployment-b' })).toMatchObject({ cacheable: true });
+    expect(keyOf(i)).not.toBe((resultCacheability(i, { ...ctx, deployment: 'deployment-b' }) as { key: string }).key);
+  });
+
+  it('a source pointed elsewhere (another host, port, database or path) changes the key; its password value never enters it', () => {
+    const i = input('SELECT id FROM sales.orders', 'admin');
+    const moved = (change: Record<string, unknown>) => {
+      const model = { ...config, sources: config.sources.map((s) => (s.id === 'a' ? { ...s, ...change } : s)) };
+      return (resultCacheability(i, { ...ctx, model }) as { key: string }).key;
+    };
+    expect(moved({ host: 'elsewhere.example' })).not.toBe(keyOf(i));
+    expect(moved({ port: 6543 })).not.toBe(keyOf(i));
+    expect(moved({ database: 'other' })).not.toBe(keyOf(i));
+    expect(moved({})).toBe(keyOf(i));
+    expect(moved({ password: '${env:A_PASSWORD}' })).toBe(moved({ password: '${env:A_PASSWORD}' }));
   });
 });

@@ -11,6 +11,17 @@ export function fleetExampleYaml(): string {
   return m[1];
 }
 
+/**
+ * The example with an RLS rule of its own on the MV for the analyst (the rule orders has): as
+ * written, the MV serves the analyst every region's revenue, which checkCatalog refuses
+ * (CONFIG_VIEW_LAUNDERS_ROWS).
+ */
+export function fleetExampleGovernedYaml(): string {
+  const text = fleetExampleYaml();
+  if (!/rls_rules:\n( {2}- .*\n)+$/.test(text)) throw new Error('the example no longer ends with its rls_rules list');
+  return `${text}  - {table_id: revenue_by_segment, role_id: analyst, filter: "region = current_setting('provisa.user_region')"}\n`;
+}
+
 /** The example without its materialized-view table (the `source_id: __derived__` entry). */
 export function fleetExampleWithoutMvYaml(): string {
   const text = fleetExampleYaml();

@@ -9,7 +9,7 @@ import { checkConfig, loadConfig } from '../../../src/shoal/config/load-config.j
 import { catalogOf, findTable, physicalName, qualifiedName, rlsFiltersFor, tableId } from '../../../src/shoal/config/model.js';
 import { ShoalError } from '../../../src/shoal/errors.js';
 import { catalogArbitrary } from '../registry/catalog-arbitrary.js';
-import { FLEET_ENV, fleetExampleWithoutMvYaml, fleetExampleYaml } from './fixtures.js';
+import { FLEET_ENV, fleetExampleGovernedYaml, fleetExampleWithoutMvYaml, fleetExampleYaml } from './fixtures.js';
 
 /** A config with one error planted; `lineOf` finds the line a marker text is on. */
 function lineOf(text: string, marker: string): number {
@@ -88,13 +88,20 @@ describe('the federation-fleet §7 example', () => {
   });
 
   it('keeps the source password as an unresolved ${env:…} reference even when the variable is set', () => {
-    const c = loadConfig({ text: fleetExampleYaml() }, { ...FLEET_ENV, SALES_PG_PASSWORD: 'hunter2' }).config;
+    const c = loadConfig({ text: fleetExampleGovernedYaml() }, { ...FLEET_ENV, SALES_PG_PASSWORD: 'hunter2' }).config;
     expect(c.sources[0]!.password).toBe('${env:SALES_PG_PASSWORD}');
     expect(JSON.stringify(c)).not.toContain('hunter2');
   });
 
-  it('loads with its MV table too: a __derived__ view with view_sql', () => {
-    const c = loadConfig({ text: fleetExampleYaml() }, FLEET_ENV).config;
+  it('as written, its MV launders the analyst\'s rows: refused, naming the MV, orders and the role', () => {
+    const r = checkConfig({ text: fleetExampleYaml() }, FLEET_ENV);
+    expect(r.ok).toBe(false);
+    expect(r.errors).toEqual([expect.objectContaining({ code: 'CONFIG_VIEW_LAUNDERS_ROWS', path: 'tables[3].view_sql', line: expect.any(Number) })]);
+    expect(r.errors[0]!.message).toMatch(/sales\.revenue_by_segment .*sales\.orders \(RLS, masks\).*: analyst$/);
+  });
+
+  it('loads with its MV table too (given an RLS rule of its own): a __derived__ view with view_sql', () => {
+    const c = loadConfig({ text: fleetExampleGovernedYaml() }, FLEET_ENV).config;
     const mv = findTable(c, 'revenue_by_segment')!;
     expect(mv).toMatchObject({ source_id: '__derived__', schema: 'views', materialize: true, mv_refresh_interval: 600, mv_consistency: 'distributed' });
     expect(mv.view_sql).toContain('"sales_pg"."public"."orders"');

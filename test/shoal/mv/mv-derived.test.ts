@@ -60,6 +60,7 @@ const tables = (eu = "region = 'eu'") => `
     domain_id: sales
     table: eu_total
     materialize: true
+    definer_rows: true # the EU total of every row, on purpose (eu_orders has RLS for the analyst)
     view_sql: 'SELECT sum(amount) AS total, count(*) AS n FROM sales.eu_orders'
     columns: [{name: total, data_type: bigint}, {name: n, data_type: bigint}]
   - source_id: __derived__

@@ -83,7 +83,9 @@ roles:
     // the fingerprint is the query's shape: the same with other values, so it holds none of them
     expect(rec.sql_fingerprint).toBe(sqlFingerprint("select id, amount from sales.orders where email <> 'x' and amount < 1"));
     expect(rec.duration_ms).toBeGreaterThanOrEqual(0);
-    expect(JSON.stringify({ ...rec, sql_fingerprint: null })).not.toMatch(/alice|25/);
+    // no text field holds a value of the query (numbers like `at` and `duration_ms` are times, not values)
+    const { principal, role, path, outcome, tables, route, instance: id } = rec;
+    expect(JSON.stringify({ principal, role, path, outcome, tables, route, id })).not.toMatch(/alice|25/);
   });
 
   it('the same query again is served from the result cache and recorded as route cache, with its tables', async () => {

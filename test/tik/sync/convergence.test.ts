@@ -10,6 +10,15 @@ import { heads, mintEvent, parseEvent, parseProcess } from '../../../src/tik/ker
 import { TikError } from '../../../src/tik/errors.js';
 import { encodeBundle, localTransport, syncWith, type SyncTransport } from '../../../src/tik/sync/index.js';
 import { TestMemoryStore } from './memory-store.js';
+import { signatureSidecar, testKey } from './test-keys.js';
+import type { SshPrivateKey } from '../../../src/core/sshsig.js';
+
+const KEYS = new Map<number, SshPrivateKey>();
+const keyOf = (r: number): SshPrivateKey => {
+  let k = KEYS.get(r);
+  if (k === undefined) KEYS.set(r, (k = testKey(`r${r}`)));
+  return k;
+};
 
 // Law (issue 5 acceptance, extended by issue 13): replicas that take random writes and random
 // pairwise syncs — some of them interrupted by a crash mid-transfer, some of them with a hostile
@@ -51,13 +60,14 @@ const opArb = (n: number): fc.Arbitrary<Op> => {
   );
 };
 
-/** A stand-in signature sidecar on one of the replica's events of the ticket (sidecars sync too). */
+/** A real signature sidecar by the replica's key on one of its events of the ticket (sidecars sync too). */
 async function sign(store: TestMemoryStore, op: Extract<Op, { kind: 'sign' }>, signed: Set<string>): Promise<void> {
   const ticket = TICKETS[op.t]!;
-  const ids = (await store.events(ticket)).map((e) => e.id).sort();
-  if (ids.length === 0) return;
-  const name = `${ids[op.v % ids.length]!}.sig.${op.r.toString(16).padStart(16, '0')}`;
-  await store.putSidecar(ticket, name, Buffer.from(`signed by r${op.r}`));
+  const events = [...(await store.events(ticket))].sort((a, b) => (a.id < b.id ? -1 : 1));
+  if (events.length === 0) return;
+  const e = events[op.v % events.length]!;
+  const { name, bytes } = signatureSidecar(keyOf(op.r), e.id, e.bytes);
+  await store.putSidecar(ticket, name, bytes);
   signed.add(`${ticket}/${name}`);
 }
 

@@ -17,6 +17,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../src/shoal/config/load-config.js';
 import { ShoalInstance } from '../../../../src/shoal/instance/instance.js';
+import { hotKeys } from '../../../../src/shoal/cache/hot-backend.js';
 import { MetricsRegistry } from '../../../../src/shoal/server/metrics.js';
 import { service } from '../../../support/service.js';
 import { freePort } from '../../../support/services.js';
@@ -168,10 +169,13 @@ describe.skipIf(postgres.skip || redisService.skip)('hot tables over real Redis 
         // blobs are written only through the conditional-write script (EVAL); invalidations INCR
         return ['eval', 'incr'].map((c) => Number(new RegExp(`cmdstat_${c}:calls=(\\d+)`).exec(info)?.[1] ?? 0)).reduce((x, y) => x + y, 0);
       };
-      const blob = 'provisa:hot:sales.customers:blob';
       const customers = data.find((t) => t.name === 'customers')!.rows.length;
       // exactly at the row bound: cached, its blob in Redis
       const at = await start(yamlFor(redis.url, `max_rows: ${customers}`));
+      // every instance here shares one registry, so one deployment namespace
+      const keys = hotKeys(at.registry.deploymentId);
+      const blob = keys.blob('sales.customers');
+      const customerKeys = keys.blob('sales.customers').replace(/blob$/, '*');
       const cached = at.hot!.status().find((s) => s.table === 'sales.customers')!;
       expect(cached.state).toBe('cached');
       expect(await r.exists(blob)).toBe(1);
@@ -188,10 +192,10 @@ describe.skipIf(postgres.skip || redisService.skip)('hot tables over real Redis 
       expect(q.ok && !q.hot && q.rows.length > 0).toBe(true); // served live, no error
       await overRows.hot!.settled();
       expect(await r.exists(blob)).toBe(0);
-      expect(await r.exists('provisa:hot:sales.customers:gen')).toBe(0);
+      expect(await r.exists(keys.generation('sales.customers'))).toBe(0);
       await overRows.close();
       // kinds is cached by this instance (within bounds): count only customers' keys
-      expect((await r.keys('provisa:hot:sales.customers:*'))).toEqual([]);
+      expect((await r.keys(customerKeys))).toEqual([]);
       await r.flushall();
       // exactly at the byte bound: cached; one byte under it: not cached, no write
       const atBytes = await start(yamlFor(redis.url, `max_bytes: ${bytes}`));
@@ -201,7 +205,7 @@ describe.skipIf(postgres.skip || redisService.skip)('hot tables over real Redis 
       before = await writes();
       const overBytes = await start(yamlFor(redis.url, `max_bytes: ${bytes - 1}`));
       expect(overBytes.hot!.status().find((s) => s.table === 'sales.customers')).toMatchObject({ state: 'over_bytes' });
-      expect(await r.keys('provisa:hot:sales.customers:*')).toEqual([]);
+      expect(await r.keys(customerKeys)).toEqual([]);
       const kindsBytes = overBytes.hot!.status().find((s) => s.table === 'sales.kinds')!;
       // the only writes are those of the tables within bounds (kinds, if it fits)
       expect((await writes()) - before).toBe(kindsBytes.state === 'cached' ? 1 : 0);

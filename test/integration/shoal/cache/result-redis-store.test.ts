@@ -28,21 +28,21 @@ describe.skipIf(redisService.skip)('Redis result store', () => {
     await server?.stop();
   });
 
-  it('stores under shoal:result:<key> with the TTL as PX, and indexes the key under each table', async () => {
+  it('stores under shoal:result:<deployment>:<key> with the TTL as PX, and indexes the key under each table', async () => {
     await store.set('k1', 'entry-1', 60_000, ['sales.orders', 'crm.customers']);
     expect(await store.get('k1')).toBe('entry-1');
-    expect(await probe.get('shoal:result:k1')).toBe('entry-1');
-    const pttl = await probe.pttl('shoal:result:k1');
+    expect(await probe.get('shoal:result:local:k1')).toBe('entry-1');
+    const pttl = await probe.pttl('shoal:result:local:k1');
     expect(pttl).toBeGreaterThan(0);
     expect(pttl).toBeLessThanOrEqual(60_000);
-    expect(await probe.smembers('shoal:result-table:sales.orders')).toEqual(['k1']);
+    expect(await probe.smembers('shoal:result-table:local:sales.orders')).toEqual(['k1']);
     expect(await store.get('absent')).toBeUndefined();
   });
 
   it('an index outlives every entry it lists (NX then GT), and never lives forever', async () => {
     await store.set('long', 'x', 600_000, ['t.idx']);
     await store.set('short', 'y', 1_000, ['t.idx']);
-    const ttl = await probe.pttl('shoal:result-table:t.idx');
+    const ttl = await probe.pttl('shoal:result-table:local:t.idx');
     expect(ttl).toBeGreaterThan(1_000);
     expect(ttl).toBeLessThanOrEqual(600_000);
   });
@@ -63,7 +63,7 @@ describe.skipIf(redisService.skip)('Redis result store', () => {
     await store.set('c', '3', 60_000, ['x.two']);
     await store.invalidate('X.One');
     expect([await store.get('a'), await store.get('b'), await store.get('c')]).toEqual([undefined, undefined, '3']);
-    expect(await probe.exists('shoal:result-table:x.one')).toBe(0);
+    expect(await probe.exists('shoal:result-table:local:x.one')).toBe(0);
     await probe.set('unrelated', 'kept');
     await store.invalidate();
     expect(await probe.keys('shoal:result*')).toEqual([]);
