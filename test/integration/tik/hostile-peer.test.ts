@@ -185,7 +185,8 @@ describe('tik serve against hostile peers and clients', () => {
     // four concurrent pushes of 256 MiB (the gate takes them one at a time), then one declaring 1 GiB
     const results = await Promise.all([256, 256, 256, 256].map((n) => push(n)));
     expect(results).toEqual([400, 400, 400, 400]); // each is read whole, checked, refused: no attach names those blobs
-    expect(await push(1024)).toBe(413);
+    // refused from its Content-Length alone: a 413, or the reset of the socket it is still writing to
+    expect(String(await push(1024))).toMatch(/^413$|EPIPE|ECONNRESET|socket hang up/);
     const peak = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
     expect(peak).toBeLessThan(768 * 1024 * 1024);
     expect((await health(a.server)).status).toBe('ok');
