@@ -99,3 +99,69 @@ export async function createFileAtomic(path: string, bytes: Uint8Array | string,
     await rm(temp, { force: true });
   }
 }
+
+/**
+ * Creates directory `dir` holding exactly one file `relPath` with `bytes`, atomically: the tree
+ * is built under a temporary name beside `dir` and renamed into place, so `dir` never appears
+ * empty or partial (a crash leaves only a `.tmp-` directory, which `removeStaleTemps` clears).
+ * Returns false, writing nothing, if `dir` already exists.
+ */
+export async function createDirWithFile(dir: string, relPath: string, bytes: Uint8Array | string, hooks: AtomicWriteHooks = {}): Promise<boolean> {
+  const durable = hooks.durable ?? true;
+  const parent = dirname(dir);
+  await mkdir(parent, { recursive: true });
+  const temp = join(parent, `${TEMP_PREFIX}${basename(dir)}.${process.pid}.${randomBytes(6).toString('hex')}`);
+  try {
+    const file = join(temp, relPath);
+    await mkdir(dirname(file), { recursive: true });
+    const fh = await open(file, 'wx', 0o644);
+    try {
+      await fh.writeFile(bytes);
+      if (durable) await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await hooks.beforeRename?.(file);
+    try {
+      await rename(temp, dir);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'EEXIST' || code === 'ENOTEMPTY' || code === 'EISDIR') return false;
+      throw e;
+    }
+    if (durable) await syncDir(parent);
+    return true;
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+/** True if a process with this id runs on this machine. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: string }).code === 'EPERM';
+  }
+}
+
+/**
+ * Whether `name` is a temporary left by a process that no longer runs (`.tmp-<name>.<pid>.<hex>`):
+ * a writer killed between writing and renaming. A live writer's temporaries are never touched.
+ */
+export function isStaleTemp(name: string): boolean {
+  if (!name.startsWith(TEMP_PREFIX)) return false;
+  const m = /\.(\d+)\.[0-9a-f]{12}$/.exec(name);
+  return m !== null && Number(m[1]) !== process.pid && !alive(Number(m[1]));
+}
+
+/** Removes the stale temporaries (files or directories) among `names` in `dir`; best effort. */
+export async function removeStaleTemps(dir: string, names: readonly string[]): Promise<number> {
+  let n = 0;
+  for (const name of names) {
+    if (!isStaleTemp(name)) continue;
+    await rm(join(dir, name), { recursive: true, force: true }).then(() => n++, () => undefined);
+  }
+  return n;
+}

@@ -3,6 +3,7 @@
  * HTTP, and make sure every process is killed when the test ends, even on failure.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { get as httpsGet } from 'node:https';
 import { resolve } from 'node:path';
 
 export interface ServerProcess {
@@ -21,7 +22,21 @@ export function distBin(system: 'shoal' | 'tik'): string {
   return resolve(process.cwd(), `dist/src/${system}/cli/main.js`);
 }
 
-export async function startServer(args: readonly string[], opts: { cwd: string; port: number; env?: NodeJS.ProcessEnv; readyPath?: string; timeoutMs?: number; system?: 'shoal' | 'tik' }): Promise<ServerProcess> {
+/** The status of an HTTPS GET that trusts only `ca` (fetch cannot be given a CA). */
+export function httpsStatus(url: string, ca: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpsGet(url, { ca, servername: 'localhost' }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+  });
+}
+
+export async function startServer(
+  args: readonly string[],
+  opts: { cwd: string; port: number; env?: NodeJS.ProcessEnv; readyPath?: string; timeoutMs?: number; system?: 'shoal' | 'tik'; /** the server speaks HTTPS with a certificate this CA signed */ tlsCa?: Buffer },
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, [distBin(opts.system ?? 'shoal'), ...args], {
     cwd: opts.cwd,
     env: { ...process.env, SHOAL_LOG_LEVEL: 'warn', ...opts.env },
@@ -33,13 +48,14 @@ export async function startServer(args: readonly string[], opts: { cwd: string; 
   child.stderr?.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   child.once('exit', () => live.delete(child));
-  const url = `http://127.0.0.1:${opts.port}`;
+  const url = `${opts.tlsCa ? 'https' : 'http'}://127.0.0.1:${opts.port}`;
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited before ready:\n${out}`);
     try {
-      const r = await fetch(`${url}${opts.readyPath ?? '/ready'}`);
-      if (r.status === 200) break;
+      const ready = `${url}${opts.readyPath ?? '/ready'}`;
+      const status = opts.tlsCa ? await httpsStatus(ready, opts.tlsCa) : (await fetch(ready)).status;
+      if (status === 200) break;
     } catch {
       // not listening yet
     }

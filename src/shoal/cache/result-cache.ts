@@ -170,6 +170,7 @@ export class ResultCache {
       result: (extra) => ({
         columns: entry.columns,
         headers: { ...extra, ...headers },
+        tables: entry.tables,
         batches: (async function* () {
           for (let i = 0; i < entry.rows.length; i += BATCH) yield entry.rows.slice(i, i + BATCH);
         })(),

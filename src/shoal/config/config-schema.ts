@@ -13,7 +13,9 @@ import {
   SOURCE_TYPES,
   TRUNCATE_PRECISIONS,
 } from './model.js';
+import { AUDIT_KEYS, auditSchema } from './audit-config.js';
 import { AUTH_PROVIDERS } from './auth-config.js';
+import { SERVER_KEYS, serverSchema } from './server-config.js';
 
 /** Numbers may arrive as strings after env interpolation (`port: ${env:PGPORT:-5432}`). */
 const int = z.preprocess((v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v), z.number().int());
@@ -190,6 +192,8 @@ export const configSchema = z.object({
   relationships: optional(z.array(relationshipSchema)),
   roles: optional(z.array(roleSchema)),
   rls_rules: optional(z.array(rlsRuleSchema)),
+  server: optional(serverSchema),
+  audit: optional(auditSchema),
   admin: optional(adminSchema),
 });
 
@@ -242,7 +246,7 @@ export const CONFIG_KEYS: KeyCatalog = {
   known: keysOf(configSchema),
   unsupported: [
     'federation_engine_host', 'federation_engine_port', 'trino', 'naming', 'warm_tables', 'materialized_views',
-    'views', 'server', 'observability', 'security', 'functions', 'webhooks', 'metrics', 'api_sources',
+    'views', 'observability', 'security', 'functions', 'webhooks', 'metrics', 'api_sources',
     'kafka', 'event_queue', 'graphql', 'grpc', 'flight', 'tenants', 'platform', 'org_settings', 'limits',
     'governance', 'lineage', 'catalog', 'scheduler', 'notifications', 'plugins',
   ],
@@ -267,6 +271,8 @@ export const CONFIG_KEYS: KeyCatalog = {
     relationships: { kind: 'relationship', known: keysOf(relationshipSchema), unsupported: ['description', 'join_type'] },
     roles: { kind: 'role', known: keysOf(roleSchema), unsupported: ['rate_limit', 'relationship_guard', 'description'] },
     rls_rules: { kind: 'rls rule', known: keysOf(rlsRuleSchema), unsupported: ['description'] },
+    server: SERVER_KEYS,
+    audit: AUDIT_KEYS,
     admin: { kind: 'admin', known: keysOf(adminSchema), unsupported: [] },
   },
 };

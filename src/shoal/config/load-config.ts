@@ -14,6 +14,8 @@ import { ShoalError } from '../errors.js';
 import { checkAuth } from './auth-checks.js';
 import { checkCatalog, resolveTableReferences } from './catalog-checks.js';
 import { child, formatIssue, item, pathOf, type ConfigIssue } from './config-issue.js';
+import { normaliseAudit } from './audit-config.js';
+import { normaliseServer } from './server-config.js';
 import { CONFIG_KEYS, configSchema, type KeyCatalog, type RawConfig } from './config-schema.js';
 import { didYouMean } from './did-you-mean.js';
 import type { Env } from './env-interpolation.js';
@@ -31,6 +33,7 @@ import {
   type ShoalConfig,
   type StatefulConfig,
 } from './model.js';
+import { normaliseLimits } from './limits.js';
 import { isSecretReference } from './secret.js';
 import { readYamlTree, type Position } from './yaml-tree.js';
 
@@ -145,6 +148,7 @@ export function checkConfigText(text: string, env: Env = process.env): ConfigChe
     ...resolved.catalog,
     stateful: normaliseStateful(raw),
     auth: auth.auth,
+    limits: normaliseLimits(raw.server?.limits),
     ...(raw.admin === undefined ? {} : { admin: { file_roots: raw.admin.file_roots ?? [], allowed_hosts: raw.admin.allowed_hosts ?? [] } }),
   });
   return finish(errors, warnings, config, locate);
@@ -313,6 +317,8 @@ function normaliseStateful(raw: RawConfig): StatefulConfig {
       hot_tables: { ...d.hot_tables, ...dropUndefined(raw.hot_tables ?? {}) },
       federation_engine: raw.federation_engine ?? d.federation_engine,
       federation_engine_url: raw.federation_engine_url,
+      server: normaliseServer(raw.server),
+      audit: normaliseAudit(raw.audit),
     }),
   ) as StatefulConfig;
 }

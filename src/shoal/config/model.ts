@@ -15,7 +15,10 @@
  * - Every value is deeply frozen by the `make*` constructors; nothing mutates a model value.
  */
 import { ShoalError } from '../errors.js';
+import { DEFAULT_AUDIT, type AuditConfig } from './audit-config.js';
 import type { AuthConfig } from './auth-config.js';
+import type { LimitsConfig } from './limits.js';
+import type { ServerConfig } from './server-config.js';
 
 // ---------------------------------------------------------------------------------------------
 // Enumerations
@@ -205,6 +208,10 @@ export interface StatefulConfig {
   readonly hot_tables: HotTablesConfig;
   readonly federation_engine: FederationEngineName;
   readonly federation_engine_url?: string;
+  /** `server:`: TLS, Host allow-list, CORS (server-config.ts). */
+  readonly server: ServerConfig;
+  /** `audit:`: the audit log's queue bounds (audit-config.ts). */
+  readonly audit: AuditConfig;
 }
 
 /** The governed catalog: what the registry holds and the engine catalog derives from. */
@@ -235,6 +242,8 @@ export interface ShoalConfig extends CatalogModel {
   readonly auth?: AuthConfig;
   /** The admin API's reach (absent = it may register no file or network source). */
   readonly admin?: AdminConfig;
+  /** `server.limits`: what no role can exceed (./limits.ts); absent = `DEFAULT_LIMITS`. */
+  readonly limits?: LimitsConfig;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -249,6 +258,8 @@ export const DEFAULT_STATEFUL: StatefulConfig = deepFreeze({
   cache: { enabled: true, default_ttl: 300 },
   hot_tables: { auto_threshold: 1000, refresh_interval: 300, max_rows: 1000, max_bytes: 10_485_760 },
   federation_engine: 'duckdb',
+  server: {},
+  audit: DEFAULT_AUDIT,
 });
 
 export const EMPTY_CATALOG: CatalogModel = deepFreeze({

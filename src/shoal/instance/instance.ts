@@ -25,6 +25,7 @@ import { hotCandidates, type HotCandidate } from '../cache/hot-selection.js';
 import { MemoryHotBackend } from '../cache/memory-hot-backend.js';
 import { RedisHotBackend } from '../cache/redis-hot-backend.js';
 import type { CatalogModel, ShoalConfig, SourceConfig, TableConfig } from '../config/model.js';
+import { limitsOf, requestTimeoutMs } from '../config/limits.js';
 import { catalogEntries, sourceTypeOf } from '../engine/catalog-entry.js';
 import { DuckDbEngine } from '../engine/duckdb/duckdb-engine.js';
 import type { Engine } from '../engine/engine.js';
@@ -45,6 +46,8 @@ import { SourcePool } from '../sources/source-pool.js';
 import { limitToDomains } from '../sql/domain-scope.js';
 import { directDialectOf } from '../sql/route.js';
 import { normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
+import { disposing, requestDeadline } from './request-deadline.js';
+import { checkSqlLimits } from '../sql/sql-limits.js';
 import type { SourceDialect } from '../sources/source-driver.js';
 import { catalogFromConfig, planQuery, type GovernanceCatalog } from '../sql/index.js';
 
@@ -141,7 +144,7 @@ export class ShoalInstance implements QueryService {
     readonly engine: Engine,
     private readonly options: InstanceOptions,
   ) {
-    this.pool = new SourcePool(options.env ?? process.env);
+    this.pool = new SourcePool(options.env ?? process.env, { statementTimeoutMs: requestTimeoutMs(limitsOf(options.config)) });
     this.metrics = options.metrics ?? new MetricsRegistry();
     const env = options.env ?? process.env;
     let mvStoreDir: string | undefined;
@@ -165,7 +168,13 @@ export class ShoalInstance implements QueryService {
     let instance: ShoalInstance | undefined;
     try {
       if (options.importConfig ?? true) await registry.importConfig(withAbsolutePaths(options.config, options.baseDir));
-      engine = await DuckDbEngine.create({ env: options.env ?? process.env });
+      const limits = limitsOf(options.config);
+      engine = await DuckDbEngine.create({
+        env: options.env ?? process.env,
+        sourceStatementTimeoutMs: requestTimeoutMs(limits),
+        ...(limits.memory_limit === undefined ? {} : { memoryLimit: limits.memory_limit }),
+        ...(limits.max_temp_directory_size === undefined ? {} : { maxTempDirectorySize: limits.max_temp_directory_size }),
+      });
       instance = new ShoalInstance(registry, engine, options);
       instance.identities = await openIdentityStore(url, { baseDir: options.baseDir });
       const authConfig = options.config.auth ?? DEFAULT_AUTH;
@@ -351,6 +360,10 @@ export class ShoalInstance implements QueryService {
     return this.state !== undefined;
   }
 
+  get maxConcurrentQueries(): number {
+    return limitsOf(this.options.config).max_concurrent_queries;
+  }
+
   async health(): Promise<HealthReport> {
     const dependencies: Record<string, 'ok' | 'unavailable'> = {};
     try {
@@ -367,7 +380,25 @@ export class ShoalInstance implements QueryService {
     return { status: Object.values(dependencies).every((d) => d === 'ok') ? 'ok' : 'degraded', dependencies };
   }
 
+  /**
+   * Answer one request within `server.limits`: a SQL text over the size limits is refused before
+   * anything parses it, and the whole request (sources, engine, stream) runs under the request
+   * deadline, which cancels at the engine and at every source when it passes.
+   */
   async query(req: QueryRequest, signal: AbortSignal): Promise<QueryResult> {
+    const limits = limitsOf(this.options.config);
+    checkSqlLimits(req.sql, limits);
+    const deadline = requestDeadline(signal, requestTimeoutMs(limits));
+    try {
+      const result = await this.queryWithin(req, deadline.signal);
+      return { ...result, batches: disposing(result.batches, deadline.dispose) };
+    } catch (e) {
+      deadline.dispose();
+      throw e;
+    }
+  }
+
+  private async queryWithin(req: QueryRequest, signal: AbortSignal): Promise<QueryResult> {
     const state = this.state;
     if (!state) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
     if (!req.role) {
@@ -392,6 +423,8 @@ export class ShoalInstance implements QueryService {
     // a domain-scoped identity reads only its domains' tables; any other is unknown to it, as a missing one
     const governance = req.domains ? limitToDomains(state.governance, req.domains) : state.governance;
     const planned = planQuery({ sql: req.sql, role: req.role, vars: req.vars }, governance, this.hot ? { hotRelation } : {});
+    // planning is synchronous: a deadline that passed meanwhile is noticed here, before anything runs
+    if (signal.aborted) throw stopped(signal);
     const inlined = planned.hot ?? [];
     if (planned.route.kind === 'engine') this.hot?.account(planned.tables, new Set(inlined));
     // MVs the query reads are bound to their published snapshot, or to live view_sql (x-shoal-mv says which)
@@ -420,6 +453,7 @@ export class ShoalInstance implements QueryService {
       return keep({
         columns,
         headers,
+        tables: plan.tables,
         batches: (async function* () {
           yield normalizeRows(fetched.rows, classes);
         })(),
@@ -435,6 +469,7 @@ export class ShoalInstance implements QueryService {
     return keep({
       columns: columns.map((c, i) => ({ name: c.name, type: c.type !== 'unknown' ? c.type : (engineColumns?.[i]?.type ?? c.type) })),
       headers,
+      tables: plan.tables,
       batches: (async function* () {
         let next = first;
         while (!next.done) {
@@ -457,6 +492,12 @@ export class ShoalInstance implements QueryService {
     await this.identities?.close().catch(() => undefined);
     if (this.mvLocalDir) await rm(this.mvLocalDir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/** Why an aborted request stopped: QUERY_TIMEOUT from the deadline, else the client went away. */
+function stopped(signal: AbortSignal): ShoalError {
+  const reason: unknown = signal.reason;
+  return reason instanceof ShoalError ? reason : new ShoalError('QUERY_CANCELLED', 'the query was cancelled', { hint: 'the client went away' });
 }
 
 function isEngineReachable(s: SourceConfig): boolean {

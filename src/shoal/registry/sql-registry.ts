@@ -36,6 +36,7 @@ import { ShoalError } from '../errors.js';
 import { readCatalog, rlsKey, writeCatalogDiff } from './catalog-rows.js';
 import type { ImportOptions, MutationResult, Registry, RegistrySnapshot, RlsRuleKey } from './registry.js';
 import { NOTIFY_CHANNEL } from './registry-schema.js';
+import { registryFailure } from './registry-unavailable.js';
 
 export class SqlRegistry implements Registry {
   readonly dialect: 'sqlite' | 'postgres';
@@ -53,14 +54,22 @@ export class SqlRegistry implements Registry {
   }
 
   async epoch(): Promise<number> {
-    return readEpoch(this.client);
+    return this.guard(() => readEpoch(this.client));
   }
 
   async snapshot(): Promise<RegistrySnapshot> {
-    return this.client.transaction(
-      async (tx) => deepFreeze({ epoch: await readEpoch(tx), catalog: await readCatalog(tx) }),
-      { readOnly: true },
+    return this.guard(() =>
+      this.client.transaction(async (tx) => deepFreeze({ epoch: await readEpoch(tx), catalog: await readCatalog(tx) }), { readOnly: true }),
     );
+  }
+
+  /** Run registry I/O; an outage of its database becomes REGISTRY_UNAVAILABLE (503), not an untyped 500. */
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (e) {
+      throw registryFailure(e, this.url);
+    }
   }
 
   async importConfig(catalog: CatalogModel, options: ImportOptions = {}): Promise<MutationResult> {
@@ -182,7 +191,7 @@ export class SqlRegistry implements Registry {
   }
 
   private mutate(change: (current: CatalogModel) => CatalogModel): Promise<MutationResult> {
-    return this.client.transaction(async (tx) => {
+    return this.guard(() => this.client.transaction(async (tx) => {
       // serialise mutations: SQLite already holds the write lock (BEGIN IMMEDIATE)
       const before = await readEpoch(tx, tx.dialect === 'postgres' ? ' FOR UPDATE' : '');
       const current = await readCatalog(tx);
@@ -194,7 +203,7 @@ export class SqlRegistry implements Registry {
       // delivered to listeners only if this transaction commits
       if (tx.dialect === 'postgres') await tx.query('SELECT pg_notify(?, ?)', [NOTIFY_CHANNEL, String(epoch)]);
       return deepFreeze({ epoch, changed: true, changes });
-    });
+    }));
   }
 }
 

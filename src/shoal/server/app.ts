@@ -1,8 +1,15 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { isCodedError } from '../../core/errors.js';
+import { newInstanceId } from '../audit/instance-id.js';
 import { createAuthenticator } from '../auth/authenticator.js';
 import type { EdgeAuth } from '../auth/edge-auth.js';
 import { DEFAULT_AUTH } from '../config/auth-config.js';
+import type { ServerConfig } from '../config/server-config.js';
+import { auditPlugin, type AuditSink } from './audit-plugin.js';
+import { corsPlugin } from './cors-plugin.js';
+import { hostAllowList } from './host-allow-list.js';
+import { hostPlugin } from './host-plugin.js';
+import type { TlsMaterial } from './tls-files.js';
 import { dataPlugin } from './data-plugin.js';
 import { errorBody, httpStatusFor } from './error-status.js';
 import { healthPlugin } from './health-plugin.js';
@@ -28,6 +35,14 @@ export interface AppOptions {
   readonly auth?: EdgeAuth;
   /** Extra plugins (e.g. the admin API) registered after the data and health routes. */
   readonly plugins?: readonly ((app: FastifyInstance) => Promise<void>)[];
+  /** Serve HTTPS with this certificate and key (`server.tls`); plain HTTP when absent. */
+  readonly tls?: TlsMaterial;
+  /** The transport policy (`server:` in the config): Host allow-list and CORS. Default: none configured. */
+  readonly server?: ServerConfig;
+  /** The address `serve` binds; a specific one joins the default Host allow-list. */
+  readonly bindHost?: string;
+  /** Where audit records go (the audit_log queue) and this instance's id in them; default: log lines only. */
+  readonly audit?: { readonly sink?: AuditSink; readonly instanceId?: string };
 }
 
 /** Load-balancer probes: answered without credentials (they reveal no data). */
@@ -47,23 +62,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const metrics = opts.metrics ?? opts.service.metrics ?? new MetricsRegistry();
   declareCacheMetrics(metrics, 'result');
   declareCacheMetrics(metrics, 'hot');
-  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: 4 * 1024 * 1024 });
+  const base = { logger: opts.logger ?? false, bodyLimit: 4 * 1024 * 1024 };
+  // an https server is a Fastify instance like any other once built; only the listener differs
+  const app = (opts.tls ? Fastify({ ...base, https: { cert: opts.tls.cert, key: opts.tls.key } }) : Fastify(base)) as unknown as FastifyInstance;
   app.decorate('shoalMetrics', metrics);
   const auth = opts.auth ?? opts.service.auth ?? LOCKED;
   app.decorateRequest('principal', undefined);
-  // onRequest runs before the body is read: an unauthenticated client can't make us parse 4 MiB
-  app.addHook('onRequest', async (req, reply) => {
-    const route = req.routeOptions.url;
-    if (route !== undefined && PUBLIC_ROUTES.has(route)) return;
-    try {
-      const h = req.headers.authorization;
-      req.principal = await auth.authenticator.authenticate(Array.isArray(h) ? h[0] : h);
-    } catch (e) {
-      // one header line per scheme (RFC 9110 allows either form; separate lines parse unambiguously)
-      if (isCodedError(e) && httpStatusFor(e) === 401) void reply.header('www-authenticate', [...auth.authenticator.challenges]);
-      throw e;
-    }
-  });
+  // the error handler first: routes the edge plugins add (the CORS preflight) take it when registered
   app.setErrorHandler((err, req, reply) => {
     if (!isCodedError(err)) {
       // Fastify's own client errors (body validation, malformed JSON, media type) keep their 4xx.
@@ -77,6 +82,27 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     if (status >= 500) req.log.error({ err }, 'request failed');
     metrics.inc('shoal_errors_total', { status: String(status) });
     return reply.code(status).send(errorBody(err));
+  });
+  // the edge, in this order, before authentication. The audit hook must stay the FIRST onRequest
+  // hook: a hook that throws (Host refused, credentials refused) ends the chain, and the refusal
+  // must be recorded. Then the Host allow-list (a wrong Host is refused before credentials are
+  // looked at), then CORS (a preflight carries no credentials).
+  const server = opts.server ?? {};
+  await app.register(auditPlugin({ instanceId: opts.audit?.instanceId ?? newInstanceId(), ...(opts.audit?.sink ? { sink: opts.audit.sink } : {}) }));
+  await app.register(hostPlugin(hostAllowList(server, opts.bindHost)));
+  if (server.cors) await app.register(corsPlugin(server.cors));
+  // onRequest runs before the body is read: an unauthenticated client can't make us parse 4 MiB
+  app.addHook('onRequest', async (req, reply) => {
+    const route = req.routeOptions.url;
+    if (route !== undefined && PUBLIC_ROUTES.has(route)) return;
+    try {
+      const h = req.headers.authorization;
+      req.principal = await auth.authenticator.authenticate(Array.isArray(h) ? h[0] : h);
+    } catch (e) {
+      // one header line per scheme (RFC 9110 allows either form; separate lines parse unambiguously)
+      if (isCodedError(e) && httpStatusFor(e) === 401) void reply.header('www-authenticate', [...auth.authenticator.challenges]);
+      throw e;
+    }
   });
   await app.register(healthPlugin(opts.service, metrics, auth.authenticator.provider));
   await app.register(dataPlugin(opts.service, metrics, auth));

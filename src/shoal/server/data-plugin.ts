@@ -3,7 +3,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { actingRole } from '../auth/acting-role.js';
 import type { EdgeAuth } from '../auth/edge-auth.js';
 import { sessionValues } from '../auth/session-values.js';
+import { DEFAULT_LIMITS } from '../config/limits.js';
 import { ShoalError } from '../errors.js';
+import { auditQuery, auditResult } from './audit-plugin.js';
+import { ConcurrencyLimit } from './concurrency-limit.js';
+import { principalIdOf } from './principal-id.js';
 import { csvCell, toWireValue } from './json-value.js';
 import type { MetricsRegistry } from './metrics.js';
 import type { ColumnInfo, QueryService } from './query-service.js';
@@ -90,19 +94,32 @@ const CONTENT_TYPE: Record<Format, string> = {
 export function dataPlugin(service: QueryService, metrics: MetricsRegistry, auth: EdgeAuth) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     metrics.declare('shoal_queries_total', 'SQL queries received, by outcome');
+    const concurrency = new ConcurrencyLimit(service.maxConcurrentQueries ?? DEFAULT_LIMITS.max_concurrent_queries);
     app.post('/data/sql', { schema: { body: sqlBodySchema } }, async (req: FastifyRequest<{ Body: SqlBody }>, reply: FastifyReply) => {
       if (!service.isReady()) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
+      // recorded before the role check, so a refused request keeps its fingerprint and the role it asked for
+      auditQuery(req, { sql: req.body.sql, role: req.body.role ?? headerRole(req) });
       const principal = principalOf(req);
       const role = actingRole(principal, req.body.role ?? headerRole(req), await auth.roles(), 'query_development');
       const vars = sessionValues(principal, role.id, req.body.vars ?? {}, auth.config);
       const domains = principal.scopes?.[role.id];
+      const release = concurrency.tryAcquire(principalIdOf(req));
+      if (release === undefined) {
+        reply.header('retry-after', '1');
+        throw new ShoalError('TOO_MANY_CONCURRENT_QUERIES', `this principal already has ${concurrency.max} queries running on this instance`, {
+          hint: 'wait for a running query to finish (see Retry-After), or ask the operator about server.limits.max_concurrent_queries',
+        });
+      }
+      // The slot is held until the response is over: finished, failed, or the client went away.
+      reply.raw.once('close', release);
       const controller = new AbortController();
       // The response closing before it finished means the client went away: stop the query.
       // (Not the request's 'close': Node emits that as soon as the body has been read.)
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) controller.abort();
       });
-      const result = await service.query({ sql: req.body.sql, role: role.id, vars, ...(domains ? { domains } : {}) }, controller.signal);
+      auditQuery(req, { sql: req.body.sql, role: role.id });
+      const result = auditResult(req, await service.query({ sql: req.body.sql, role: role.id, vars, ...(domains ? { domains } : {}) }, controller.signal));
       const it = result.batches[Symbol.asyncIterator]();
       const first = await it.next();
       metrics.inc('shoal_queries_total', { outcome: 'ok' });

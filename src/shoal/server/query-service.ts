@@ -24,6 +24,8 @@ export interface QueryResult {
   readonly batches: AsyncIterable<readonly (readonly unknown[])[]>;
   /** Extra response headers (route, cache status, "served live" for an unmaterialized MV…). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Keys (`<domain>.<table>`) of the catalog tables the answer was read from (the audit log records them). */
+  readonly tables?: readonly string[];
 }
 
 export interface HealthReport {
@@ -34,6 +36,8 @@ export interface HealthReport {
 export interface QueryService {
   /** The service's own metrics registry (cache tiers report into it); `/metrics` serves it when the app is given none. */
   readonly metrics?: MetricsRegistry;
+  /** Requests one principal may have running at once (`server.limits.max_concurrent_queries`); default 16. */
+  readonly maxConcurrentQueries?: number;
   /** How the HTTP edge authenticates callers of this service (absent: every request is refused with 401). */
   readonly auth?: EdgeAuth;
   /** True once the engine catalog has been built from the registry. */

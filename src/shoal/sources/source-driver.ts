@@ -47,3 +47,13 @@ export interface SourceConnection {
   readonly password?: string | undefined;
   readonly path?: string | undefined;
 }
+
+/** Bounds every driver applies to every statement it sends (from `server.limits`). */
+export interface SourceLimits {
+  /**
+   * Server-side statement timeout in ms: PostgreSQL `statement_timeout`, MariaDB
+   * `max_statement_time` (MySQL `max_execution_time`). SQLite cannot be interrupted mid-statement;
+   * its driver checks the deadline before it starts one. Absent = no source-side timeout.
+   */
+  readonly statementTimeoutMs?: number;
+}

@@ -5,7 +5,7 @@
 import { ShoalError } from '../errors.js';
 import { MysqlSource } from './mysql-source.js';
 import { PostgresSource } from './postgres-source.js';
-import type { SourceConnection, SourceDialect, SourceDriver } from './source-driver.js';
+import type { SourceConnection, SourceDialect, SourceDriver, SourceLimits } from './source-driver.js';
 import { SqliteSource } from './sqlite-source.js';
 
 function fingerprint(dialect: SourceDialect, c: SourceConnection): string {
@@ -15,7 +15,10 @@ function fingerprint(dialect: SourceDialect, c: SourceConnection): string {
 export class SourcePool {
   private readonly drivers = new Map<string, { fingerprint: string; driver: SourceDriver }>();
 
-  constructor(private readonly env: Readonly<Record<string, string | undefined>> = process.env) {}
+  constructor(
+    private readonly env: Readonly<Record<string, string | undefined>> = process.env,
+    private readonly limits: SourceLimits = {},
+  ) {}
 
   /** The driver for `conn`, (re)opened if its connection fields changed. */
   driver(dialect: SourceDialect, conn: SourceConnection): SourceDriver {
@@ -23,7 +26,7 @@ export class SourcePool {
     const held = this.drivers.get(conn.id);
     if (held !== undefined && held.fingerprint === fp) return held.driver;
     if (held !== undefined) void held.driver.close().catch(() => undefined);
-    const driver = open(dialect, conn, this.env);
+    const driver = open(dialect, conn, this.env, this.limits);
     this.drivers.set(conn.id, { fingerprint: fp, driver });
     return driver;
   }
@@ -43,14 +46,14 @@ export class SourcePool {
   }
 }
 
-function open(dialect: SourceDialect, conn: SourceConnection, env: Readonly<Record<string, string | undefined>>): SourceDriver {
+function open(dialect: SourceDialect, conn: SourceConnection, env: Readonly<Record<string, string | undefined>>, limits: SourceLimits): SourceDriver {
   switch (dialect) {
     case 'postgresql':
-      return new PostgresSource(conn, env);
+      return new PostgresSource(conn, env, limits);
     case 'mysql':
-      return new MysqlSource(conn, env);
+      return new MysqlSource(conn, env, limits);
     case 'sqlite':
-      return new SqliteSource(conn);
+      return new SqliteSource(conn, limits);
     default:
       throw new ShoalError('SOURCE_TYPE_UNSUPPORTED', `no driver for dialect ${String(dialect)}`, { where: `sources.${conn.id}` });
   }

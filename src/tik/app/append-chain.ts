@@ -2,6 +2,7 @@ import type { SshPrivateKey } from '../../core/sshsig.js';
 import { ednMap } from '../edn/index.js';
 import { Keyword, Uuid, type EdnMap, type EdnValue, type Instant } from '../edn/value.js';
 import { heads, mintEvent, type TikEvent } from '../kernel/index.js';
+import { admitEventBytes } from '../store/admission/index.js';
 import type { EventStore } from '../store/store.js';
 import { signEvent } from '../verify/index.js';
 import type { WriterClock } from './writer-clock.js';
@@ -54,10 +55,14 @@ export async function appendChain(
     parents = [m.event.id];
     floor = at;
   }
+  // the same admission a sync receiver applies (size limits included): nothing written here can
+  // later fail to replicate
+  const admitted = minted.map((m) => ({ ...m, bytes: Buffer.from(m.text, 'utf8') }));
+  for (const m of admitted) admitEventBytes(ticket, m.event.id, m.bytes);
   if (beforeWrite) await beforeWrite();
   const key = w.signer !== undefined && w.signer.actor === w.actor ? w.signer.key : undefined;
-  for (const m of minted) {
-    await w.store.append(ticket, m.event.id, Buffer.from(m.text, 'utf8'));
+  for (const m of admitted) {
+    await w.store.append(ticket, m.event.id, m.bytes);
     if (key) await signEvent(w.store, ticket, m.event.id, key);
   }
   return minted.map((m) => m.event);

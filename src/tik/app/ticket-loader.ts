@@ -12,6 +12,7 @@ import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
 import { sha256Id } from '../store/store-names.js';
 import { pinOf } from './pin.js';
+import { effectiveRegister } from '../roles/effective-register.js';
 
 /** Where a loader reports what a reader should see but can live with (a CLI prints it on stderr). */
 export interface WarningSink {
@@ -48,9 +49,10 @@ export function parseStoredEvents(ticket: string, stored: readonly { id: string;
   });
 }
 
-/** Read `roles.edn` (the roles register), if any. */
+/** Read the roles register in effect (the replicated roles ticket, else `roles.edn`), if any. */
 export async function readRegister(store: EventStore): Promise<EdnMap | undefined> {
-  const text = await store.readRolesRegister();
+  // the replicated roles ticket when it holds a register, else roles.edn (docs/tik-sync.md, "Roles")
+  const { text } = await effectiveRegister(store);
   if (text === undefined) return undefined;
   const v = readEdn(text, 'roles.edn');
   if (!isMap(v)) {

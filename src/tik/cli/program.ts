@@ -17,6 +17,7 @@ import { registerNew } from './commands/new.js';
 import { registerNext } from './commands/next.js';
 import { registerRecur } from './commands/recur.js';
 import { registerRetract } from './commands/retract.js';
+import { registerRoles } from './commands/roles.js';
 import { registerServe } from './commands/serve.js';
 import { registerSet } from './commands/set.js';
 import { registerSign } from './commands/sign.js';
@@ -59,6 +60,7 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerComment,
     registerAttest,
     registerRecur,
+    registerRoles,
     registerStatus,
     registerExplain,
     registerLog,

@@ -13,7 +13,7 @@
  */
 import { TikError } from '../errors.js';
 import { formatInstant } from './instant-text.js';
-import { EdnList, EdnMap, EdnSet, EdnSymbol, Instant, Keyword, Uuid, type EdnValue } from './value.js';
+import { EdnList, EdnMap, EdnSet, EdnSymbol, Instant, Keyword, Uuid, registerCanonicalText, type EdnValue } from './value.js';
 
 /** Deepest allowed collection nesting; a top-level collection is at depth 1. */
 export const MAX_DEPTH = 512;
@@ -74,6 +74,40 @@ function unsupported(what: string): EmitFailure {
 }
 
 /**
+ * The canonical (and the equality) text of each immutable collection, computed once: a value's
+ * text is a function of its contents, so a parent reuses its children's texts instead of writing
+ * them again (the reader asks for member texts level by level; without this a nested value is
+ * re-emitted once per level). Texts are built by concatenation, so they share their children's
+ * storage rather than copy it. Weak: a value no longer held frees its text.
+ */
+const canonicalCache = new WeakMap<object, string>();
+const equalityCache = new WeakMap<object, string>();
+
+const heights = new WeakMap<object, number>();
+
+/** Collection nesting below and including `v` (0 for a scalar), computed once per collection. */
+function heightOf(v: EdnValue): number {
+  if (typeof v !== 'object' || v === null) return 0;
+  const known = heights.get(v);
+  if (known !== undefined) return known;
+  let children: Iterable<EdnValue>;
+  if (Array.isArray(v)) children = v as readonly EdnValue[];
+  else if (v instanceof EdnList) children = v.items;
+  else if (v instanceof EdnSet) children = v.values();
+  else if (v instanceof EdnMap) children = [...v.entries()].flat();
+  else return 0;
+  let h = 0;
+  for (const c of children) h = Math.max(h, heightOf(c));
+  heights.set(v, h + 1);
+  return h + 1;
+}
+
+/** Collections whose contents cannot change: everything the reader and the constructors build. */
+function cacheable(v: object): boolean {
+  return v instanceof EdnMap || v instanceof EdnSet || v instanceof EdnList || (Array.isArray(v) && Object.isFrozen(v));
+}
+
+/**
  * The writer proper. `listsAsVectors` gives the equality text (Clojure `=` treats a list and a
  * vector with equal elements as equal); canonical output never sets it.
  */
@@ -97,20 +131,36 @@ function write(v: EdnValue, depth: number, listsAsVectors: boolean): string {
   }
   if (v === null) return 'nil';
   if (v instanceof Keyword) return ':' + v.text;
-  if (Array.isArray(v)) return writeSeq(v as readonly EdnValue[], '[', ']', depth, listsAsVectors);
-  if (v instanceof EdnMap) return writeMap(v, depth, listsAsVectors);
+  if (cacheable(v)) {
+    const cache = listsAsVectors ? equalityCache : canonicalCache;
+    const known = cache.get(v);
+    if (known !== undefined) {
+      // a cached text was written at some depth; here it must still fit under the limit
+      if (depth + heightOf(v) > MAX_DEPTH) throw tooDeep();
+      return known;
+    }
+    const text = writeCollection(v, depth, listsAsVectors);
+    cache.set(v, text);
+    return text;
+  }
+  if (Array.isArray(v)) return writeCollection(v, depth, listsAsVectors);
   if (v instanceof Uuid) {
     if (!UUID_TEXT.test(v.text)) throw unsupported(`the uuid "${v.text}" (not 8-4-4-4-12 hex)`);
     return '#uuid "' + v.text.toLowerCase() + '"';
   }
   if (v instanceof Instant) return '#inst "' + formatInstant(v.ms) + '"';
-  if (v instanceof EdnSet) return writeSet(v, depth, listsAsVectors);
-  if (v instanceof EdnList) {
-    return listsAsVectors ? writeSeq(v.items, '[', ']', depth, true) : writeSeq(v.items, '(', ')', depth, false);
-  }
   if (v instanceof EdnSymbol) return v.text;
   const name = (v as object).constructor?.name ?? 'Object';
   throw unsupported(`a ${name === 'Object' ? 'plain object' : name}`);
+}
+
+/** A collection's text (cached by `write`). */
+function writeCollection(v: EdnValue, depth: number, listsAsVectors: boolean): string {
+  if (Array.isArray(v)) return writeSeq(v as readonly EdnValue[], '[', ']', depth, listsAsVectors);
+  if (v instanceof EdnMap) return writeMap(v, depth, listsAsVectors);
+  if (v instanceof EdnSet) return writeSet(v, depth, listsAsVectors);
+  const list = v as EdnList;
+  return listsAsVectors ? writeSeq(list.items, '[', ']', depth, true) : writeSeq(list.items, '(', ')', depth, false);
 }
 
 function tooDeep(): EmitFailure {
@@ -169,6 +219,8 @@ function writeSet(s: EdnSet, depth: number, lav: boolean): string {
   if (depth >= MAX_DEPTH) throw tooDeep();
   const parts: string[] = [];
   for (const v of s.values()) parts.push(write(v, depth + 1, lav));
+  // one member: no sort, no join (concatenation keeps a nested text shared, not copied)
+  if (parts.length === 1) return '#{' + parts[0]! + '}';
   parts.sort(compareText);
   for (let i = 1; i < parts.length && !lav; i++) {
     if (parts[i] === parts[i - 1]) throw unsupported(`a set with the member ${parts[i]} twice`);
@@ -190,6 +242,8 @@ function run(v: EdnValue, listsAsVectors: boolean): string {
 export function emit(v: EdnValue): string {
   return run(v, false);
 }
+
+registerCanonicalText(emit);
 
 /** The canonical bytes of a value: UTF-8 of `emit(v)`. */
 export function emitBytes(v: EdnValue): Buffer {

@@ -71,8 +71,13 @@ function endsTokenSlow(c: number): boolean {
   }
 }
 
-/** Token text → the keyword or symbol it reads as (a token's validity never changes). */
+/**
+ * Token text → the keyword or symbol it reads as (a token's validity never changes): a bounded
+ * cache of short tokens only, so hostile input cannot grow it (the intern tables are weak).
+ */
 const names = new Map<string, Keyword | EdnSymbol>();
+const NAMES_MAX = 10_000;
+const NAME_TOKEN_MAX = 64;
 
 /** The canonical text of a key or member; the common scalar cases without the general writer. */
 function textOf(v: EdnValue): string {
@@ -83,18 +88,22 @@ function textOf(v: EdnValue): string {
 const EOF = Symbol('eof');
 const CLOSED = Symbol('closed');
 
-/** True if a value holds a list anywhere (then its `=` identity differs from its canonical text). */
+/** Collections that hold a list somewhere (then their `=` identity differs from their text). */
+const listHolders = new WeakSet<object>();
+
+/** True if a value is or holds a list; O(1) for what the reader built (`listHolders` is set bottom-up). */
 function holdsList(v: EdnValue): boolean {
-  if (v instanceof EdnList) return true;
-  if (Array.isArray(v)) return (v as readonly EdnValue[]).some(holdsList);
-  if (v instanceof EdnMap) {
-    for (const [k, x] of v.entries()) if (holdsList(k) || holdsList(x)) return true;
-    return false;
+  return v instanceof EdnList || (typeof v === 'object' && v !== null && listHolders.has(v));
+}
+
+/** Marks `c` as holding a list when one of its members is or holds one. */
+function markLists(c: object, members: Iterable<EdnValue>): void {
+  for (const m of members) {
+    if (holdsList(m)) {
+      listHolders.add(c);
+      return;
+    }
   }
-  if (v instanceof EdnSet) {
-    for (const x of v.values()) if (holdsList(x)) return true;
-  }
-  return false;
 }
 
 class Reader {
@@ -103,11 +112,15 @@ class Reader {
   prefixes = 0;
   /** Start offset of the form most recently returned by `readItem`. */
   itemStart = 0;
+  /** How much key text of nested collections may still be materialised (see `keyText`). */
+  keyBudget: number;
 
   constructor(
     readonly text: string,
     readonly source: string | undefined,
-  ) {}
+  ) {
+    this.keyBudget = 8 * text.length + (1 << 20);
+  }
 
   fail(message: string, at: number = this.pos, hint: string = HINT): never {
     throw new TikError('edn/malformed', message, { where: this.source, position: positionOf(this.text, at), hint });
@@ -177,10 +190,16 @@ class Reader {
       switch (c) {
         case 34:
           return this.readString();
-        case 40:
-          return new EdnList(this.readSeq(41));
-        case 91:
-          return Object.freeze(this.readSeq(93));
+        case 40: {
+          const l = new EdnList(this.readSeq(41));
+          markLists(l, l.items);
+          return l;
+        }
+        case 91: {
+          const vec = Object.freeze(this.readSeq(93));
+          markLists(vec, vec);
+          return vec;
+        }
         case 123:
           return this.readMap();
         case 41:
@@ -252,22 +271,51 @@ class Reader {
     const opener = this.pos;
     this.enter();
     this.pos++;
-    const byText = new Map<string, readonly [EdnValue, EdnValue]>();
-    const listIds = new Set<string>();
+    const pairs: [EdnValue, EdnValue, number][] = [];
     for (;;) {
       const k = this.readItem(125, opener);
       if (k === CLOSED) break;
       const keyAt = this.itemStart;
       const v = this.readItem(125, opener);
       if (v === CLOSED) this.fail(`a map needs an even number of forms: the key ${emit(k as EdnValue)} has no value`, this.pos - 1);
-      const text = textOf(k as EdnValue);
-      if (this.isDuplicate(k as EdnValue, text, byText, listIds)) {
-        this.fail(`duplicate map key ${text}`, keyAt, 'EDN forbids repeated keys in a map literal; keep one');
-      }
-      byText.set(text, Object.freeze([k as EdnValue, v as EdnValue] as const));
+      pairs.push([k as EdnValue, v as EdnValue, keyAt]);
     }
     this.depth--;
-    return EdnMap.adopt(byText);
+    let m: EdnMap;
+    if (pairs.length === 1) {
+      // one entry: nothing to sort or deduplicate, so no key text now (a nested chain stays linear)
+      m = EdnMap.single(pairs[0]![0], pairs[0]![1]);
+    } else {
+      const byText = new Map<string, readonly [EdnValue, EdnValue]>();
+      const listIds = new Set<string>();
+      for (const [k, v, keyAt] of pairs) {
+        const text = this.keyText(k);
+        if (this.isDuplicate(k, text, byText, listIds)) {
+          this.fail(`duplicate map key ${text}`, keyAt, 'EDN forbids repeated keys in a map literal; keep one');
+        }
+        byText.set(text, Object.freeze([k, v] as const));
+      }
+      m = EdnMap.adopt(byText);
+    }
+    markLists(m, pairs.flatMap(([k, v]) => [k, v]));
+    return m;
+  }
+
+  /**
+   * The canonical text of a key or member, counted against the reader's budget: texts of nested
+   * collections are computed once each (the writer caches them), but a text used as a key is
+   * materialised, so keys repeating the input many times over mean quadratic work. Within the
+   * budget (several times the input) nothing real is refused.
+   */
+  keyText(v: EdnValue): string {
+    const text = textOf(v);
+    if (typeof v === 'object' && v !== null && !(v instanceof Keyword)) {
+      this.keyBudget -= text.length;
+      if (this.keyBudget < 0) {
+        this.fail('collections nested inside sets or map keys repeat more text than the reader allows', this.pos, 'flatten the value: sets and map keys holding large nested collections are refused');
+      }
+    }
+    return text;
   }
 
   /**
@@ -288,19 +336,30 @@ class Reader {
     const opener = this.pos - 1;
     this.enter();
     this.pos++;
-    const byText = new Map<string, EdnValue>();
-    const listIds = new Set<string>();
+    const members: [EdnValue, number][] = [];
     for (;;) {
       const v = this.readItem(125, opener);
       if (v === CLOSED) break;
-      const text = textOf(v as EdnValue);
-      if (this.isDuplicate(v as EdnValue, text, byText, listIds)) {
-        this.fail(`duplicate set member ${text}`, this.itemStart, 'EDN forbids repeated members in a set literal; keep one');
-      }
-      byText.set(text, v as EdnValue);
+      members.push([v as EdnValue, this.itemStart]);
     }
     this.depth--;
-    return EdnSet.adopt(byText);
+    let set: EdnSet;
+    if (members.length === 1) {
+      set = EdnSet.single(members[0]![0]);
+    } else {
+      const byText = new Map<string, EdnValue>();
+      const listIds = new Set<string>();
+      for (const [v, at] of members) {
+        const text = this.keyText(v);
+        if (this.isDuplicate(v, text, byText, listIds)) {
+          this.fail(`duplicate set member ${text}`, at, 'EDN forbids repeated members in a set literal; keep one');
+        }
+        byText.set(text, v);
+      }
+      set = EdnSet.adopt(byText);
+    }
+    markLists(set, members.map(([v]) => v));
+    return set;
   }
 
   readString(): string {
@@ -395,8 +454,7 @@ class Reader {
       this.fail(`invalid token "${tok}"`, start, 'symbols and keywords start with a non-digit, use "/" at most as a namespace separator, and do not end with ":"');
     }
     const v = m[1] ? Keyword.of(tok.slice(1)) : EdnSymbol.of(tok);
-    // Keywords and symbols are interned for the process anyway; remember the token's validity too.
-    if (names.size < 100_000) names.set(tok, v);
+    if (names.size < NAMES_MAX && tok.length <= NAME_TOKEN_MAX) names.set(tok, v);
     return v;
   }
 

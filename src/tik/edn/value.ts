@@ -7,7 +7,7 @@
  * | true / false   | `boolean`                                   |
  * | integer        | `bigint` (always; signed 64-bit range)      |
  * | string         | `string`                                    |
- * | keyword        | `Keyword` (interned: compare with `===`)    |
+ * | keyword        | `Keyword` (interned weakly: compare with `===`) |
  * | symbol         | `EdnSymbol` (interned)                      |
  * | #uuid          | `Uuid` (lower-case text)                    |
  * | #inst          | `Instant` (epoch milliseconds)              |
@@ -34,7 +34,15 @@ export type EdnValue =
   | EdnMap
   | EdnSet;
 
-const keywords = new Map<string, Keyword>();
+/**
+ * The intern tables hold keywords and symbols weakly: while any value holds one, `of` returns that
+ * same instance (so `===` compares them), and once nothing does, it is collected and its entry
+ * dropped. A stream of refused pushes full of fresh keywords therefore leaks nothing.
+ */
+const keywords = new Map<string, WeakRef<Keyword>>();
+const keywordGone = new FinalizationRegistry<string>((t) => {
+  if (keywords.get(t)?.deref() === undefined) keywords.delete(t);
+});
 
 /** A keyword, interned by its text without the leading colon (`ns/name` or `name`). */
 export class Keyword {
@@ -47,10 +55,11 @@ export class Keyword {
 
   static of(text: string): Keyword {
     const t = text.startsWith(':') ? text.slice(1) : text;
-    let k = keywords.get(t);
+    let k = keywords.get(t)?.deref();
     if (!k) {
       k = new Keyword(t);
-      keywords.set(t, k);
+      keywords.set(t, new WeakRef(k));
+      keywordGone.register(k, t);
     }
     return k;
   }
@@ -73,7 +82,29 @@ export class Keyword {
 /** Shorthand: `kw('event/type')` or `kw(':event/type')`. */
 export const kw = (text: string): Keyword => Keyword.of(text);
 
-const symbols = new Map<string, EdnSymbol>();
+const symbols = new Map<string, WeakRef<EdnSymbol>>();
+const symbolGone = new FinalizationRegistry<string>((t) => {
+  if (symbols.get(t)?.deref() === undefined) symbols.delete(t);
+});
+
+/** How many keywords and symbols are interned right now (for tests of the bound). */
+export function internedCount(): number {
+  return keywords.size + symbols.size;
+}
+
+/**
+ * The canonical text of a value, for the key of a one-entry map or one-member set (computed when
+ * asked for, never stored: see `EdnMap.single`). The writer registers itself here, so this module
+ * does not import it.
+ */
+let canonicalText: (v: EdnValue) => string = () => {
+  throw new Error('the EDN writer is not loaded');
+};
+
+/** Called once by the writer module. */
+export function registerCanonicalText(f: (v: EdnValue) => string): void {
+  canonicalText = f;
+}
 
 export class EdnSymbol {
   private constructor(readonly text: string) {
@@ -81,10 +112,11 @@ export class EdnSymbol {
   }
 
   static of(text: string): EdnSymbol {
-    let s = symbols.get(text);
+    let s = symbols.get(text)?.deref();
     if (!s) {
       s = new EdnSymbol(text);
-      symbols.set(text, s);
+      symbols.set(text, new WeakRef(s));
+      symbolGone.register(s, text);
     }
     return s;
   }
@@ -135,11 +167,29 @@ export class EdnList {
  * this module does not depend on the writer.
  */
 export class EdnMap {
-  private readonly byText: ReadonlyMap<string, readonly [EdnValue, EdnValue]>;
+  /** Keyed entries; undefined for a one-entry map, which holds `one` instead (see `single`). */
+  private readonly keyed: ReadonlyMap<string, readonly [EdnValue, EdnValue]> | undefined;
+  private readonly one: readonly [EdnValue, EdnValue] | undefined;
 
-  private constructor(byText: Map<string, readonly [EdnValue, EdnValue]>) {
-    this.byText = byText;
+  private constructor(byText: Map<string, readonly [EdnValue, EdnValue]>, one?: readonly [EdnValue, EdnValue]) {
+    // one representation per size, so equal maps are also structurally equal
+    if (one === undefined && byText.size === 1) one = byText.values().next().value!;
+    this.keyed = one === undefined ? byText : undefined;
+    this.one = one;
     Object.freeze(this);
+  }
+
+  /**
+   * A map of one entry. Its key's text is computed when asked for, never stored: there is nothing
+   * to sort or deduplicate, so the reader builds nested one-entry maps without any key text (a
+   * deep chain reads in linear time).
+   */
+  static single(key: EdnValue, value: EdnValue): EdnMap {
+    return new EdnMap(new Map(), Object.freeze([key, value] as const));
+  }
+
+  private get byText(): ReadonlyMap<string, readonly [EdnValue, EdnValue]> {
+    return this.keyed ?? new Map([[canonicalText(this.one![0]), this.one!]]);
   }
 
   /** Later entries with the same key text replace earlier ones. */
@@ -168,25 +218,27 @@ export class EdnMap {
   }
 
   get size(): number {
-    return this.byText.size;
+    return this.keyed?.size ?? 1;
   }
 
   /** Look up by the canonical text of a key (e.g. `':event/type'`). */
   getByText(text: string): EdnValue | undefined {
-    return this.byText.get(text)?.[1];
+    if (this.one !== undefined) return canonicalText(this.one[0]) === text ? this.one[1] : undefined;
+    return this.keyed!.get(text)?.[1];
   }
 
   hasText(text: string): boolean {
-    return this.byText.has(text);
+    return this.one !== undefined ? canonicalText(this.one[0]) === text : this.keyed!.has(text);
   }
 
   /** Look up by keyword, the common case in the kernel. */
   get(key: Keyword): EdnValue | undefined {
-    return this.byText.get(key.toString())?.[1];
+    if (this.one !== undefined) return this.one[0] === key ? this.one[1] : undefined;
+    return this.keyed!.get(key.toString())?.[1];
   }
 
   entries(): IterableIterator<readonly [EdnValue, EdnValue]> {
-    return this.byText.values();
+    return this.one !== undefined ? [this.one][Symbol.iterator]() : this.keyed!.values();
   }
 
   /** [keyText, key, value] triples. */
@@ -197,11 +249,24 @@ export class EdnMap {
 
 /** A set whose identity is the canonical text of each member. */
 export class EdnSet {
-  private readonly byText: ReadonlyMap<string, EdnValue>;
+  /** Keyed members; undefined for a one-member set, which holds `one` instead (see `single`). */
+  private readonly keyed: ReadonlyMap<string, EdnValue> | undefined;
+  private readonly one: readonly [EdnValue] | undefined;
 
-  private constructor(byText: Map<string, EdnValue>) {
-    this.byText = byText;
+  private constructor(byText: Map<string, EdnValue>, one?: readonly [EdnValue]) {
+    if (one === undefined && byText.size === 1) one = Object.freeze([byText.values().next().value as EdnValue] as const);
+    this.keyed = one === undefined ? byText : undefined;
+    this.one = one;
     Object.freeze(this);
+  }
+
+  /** A set of one member, its text computed when asked for (as `EdnMap.single`). */
+  static single(member: EdnValue): EdnSet {
+    return new EdnSet(new Map(), Object.freeze([member] as const));
+  }
+
+  private get byText(): ReadonlyMap<string, EdnValue> {
+    return this.keyed ?? new Map([[canonicalText(this.one![0]), this.one![0]]]);
   }
 
   static from(members: Iterable<EdnValue>, keyText: (v: EdnValue) => string): EdnSet {
@@ -226,19 +291,21 @@ export class EdnSet {
   }
 
   get size(): number {
-    return this.byText.size;
+    return this.keyed?.size ?? 1;
   }
 
   hasText(text: string): boolean {
-    return this.byText.has(text);
+    return this.one !== undefined ? canonicalText(this.one[0]) === text : this.keyed!.has(text);
   }
 
   values(): IterableIterator<EdnValue> {
-    return this.byText.values();
+    return this.one !== undefined ? [this.one[0]][Symbol.iterator]() : this.keyed!.values();
   }
 
   *textEntries(): IterableIterator<readonly [string, EdnValue]> {
-    yield* this.byText;
+    // a single member's text is not hashed into a map just to be listed
+    if (this.one !== undefined) yield [canonicalText(this.one[0]), this.one[0]] as const;
+    else yield* this.keyed!;
   }
 }
 

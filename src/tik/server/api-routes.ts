@@ -228,6 +228,8 @@ export function apiRoutes(o: ApiOptions) {
 
     // Attach by upload: the raw bytes are the body; the artifact path is the rest of the URL.
     app.register(async (upload) => {
+      // Every content type is raw bytes here (the JSON and text parsers would turn them into values).
+      upload.removeAllContentTypeParsers();
       upload.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: ATTACH_BODY_LIMIT }, (_req, body, done) => done(null, body));
       upload.put<{ Params: { ticket: string; '*': string }; Querystring: { actor?: string } }>('/api/tickets/:ticket/artifacts/*', { bodyLimit: ATTACH_BODY_LIMIT }, async (req, res) => {
         try {

@@ -53,6 +53,8 @@ export class ShardGateway {
     private readonly svc: TikService,
     readonly store: ShardStore,
     readonly directory: ShardDirectory,
+    /** Sent with every request this replica makes of its own accord (gathers, resolves): its peer token. */
+    private readonly peerHeaders: Readonly<Record<string, string>> = {},
   ) {}
 
   get shard(): ShardSpec {
@@ -108,7 +110,7 @@ export class ShardGateway {
   private async scatter(path: string, query: URLSearchParams, local: () => Promise<Answer>, tryNext?: (a: Answer) => boolean): Promise<Answer[]> {
     const parts: Promise<Answer>[] = [];
     for (let i = 0; i < this.shard.count; i++) {
-      parts.push(i === this.shard.index ? local() : this.directory.call(i, `${path}?${query.toString()}`, {}, tryNext));
+      parts.push(i === this.shard.index ? local() : this.directory.call(i, `${path}?${query.toString()}`, { headers: { ...this.peerHeaders } }, tryNext));
     }
     return Promise.all(parts);
   }
@@ -180,7 +182,7 @@ export class ShardGateway {
     if ((await this.directory.replicasOf(this.shard.index)).length === 0) return undefined;
     const none = (a: Answer): boolean => a.status === 200 && (JSON.parse(a.body) as { tickets: string[] }).tickets.length === 0;
     try {
-      const a = await this.directory.call(this.shard.index, path, {}, none);
+      const a = await this.directory.call(this.shard.index, path, { headers: { ...this.peerHeaders } }, none);
       return a.status === 200 ? a : undefined;
     } catch {
       return undefined;

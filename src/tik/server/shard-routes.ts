@@ -47,8 +47,10 @@ export function shardGuard(self: ShardSpec) {
  * (per-ticket inbox contributions), `GET /shard/v1/resolve?prefix=P` (matching ticket ids).
  * `now` is the gatherer's instant, so every shard derives at the same time.
  */
-export function shardLocalRoutes(gw: ShardGateway) {
+export function shardLocalRoutes(gw: ShardGateway, authorize: (req: FastifyRequest) => void = () => undefined) {
   return async function plugin(app: FastifyInstance): Promise<void> {
+    // Gathering replicas are peers: under a tokens policy they present a sync token (TIK_PEER_TOKEN).
+    app.addHook('onRequest', async (req) => authorize(req));
     const nowOf = (q: { now?: string }): number => {
       const n = Number(q.now);
       return q.now !== undefined && Number.isSafeInteger(n) ? n : gw.nowMs();

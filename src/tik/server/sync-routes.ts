@@ -1,13 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
 import { CodedError } from '../../core/errors.js';
+import { TikError } from '../errors.js';
 import { ShardStore } from '../shard/shard-store.js';
 import type { EventStore } from '../store/store.js';
-import { decodeBundle } from '../sync/bundle.js';
+import { BUNDLE_MAGIC, BUNDLE_VERSION, decodeBundle, encodeBundle } from '../sync/bundle.js';
 import { SYNC_PATHS } from '../sync/http-transport.js';
+import { SYNC_LIMITS } from '../sync/limits.js';
 import { SyncResponder } from '../sync/responder.js';
 import type { ReconcileOptions } from '../sync/reconciler.js';
+import { readBody } from './read-body.js';
+import { RequestBudget } from './request-budget.js';
+import { SERVER_LIMITS, type ServerLimits } from './server-limits.js';
+import { TransferGate } from './transfer-gate.js';
 import { outcomeOf } from '../app/error-table.js';
-import { encodeBundle } from '../sync/bundle.js';
 import { admitSigned } from './signed-admission.js';
 
 /** Who may sync: `authorize` throws a coded error to refuse; `admitSigned` judges pushed events by their signatures. */
@@ -17,47 +23,87 @@ export interface SyncGuard {
 }
 
 /** The largest sync request body a replica accepts (a push bundle). */
-export const SYNC_BODY_LIMIT = 512 * 1024 * 1024;
+export const SYNC_BODY_LIMIT = SYNC_LIMITS.bundleBytes;
 
 /** Sync error codes that are the peer's fault (400); anything else is ours (500). */
-const PEER_FAULT = /^sync\/(truncated|bad-message|bad-bundle|refused|version|too-large|bad-id|bad-ticket)$/;
+const PEER_FAULT = /^sync\/(truncated|bad-message|bad-bundle|refused|version|bad-id|bad-ticket)$/;
+const STATUS: Readonly<Record<string, number>> = { 'sync/too-large': 413, 'sync/length-required': 411, 'sync/rate-limited': 429, 'sync/busy': 503 };
 
 /**
  * `POST /sync/v1/reconcile|fetch|push` (application/octet-stream): the stateless responder side
- * of sync. Byte layouts: docs/tik-sync.md.
+ * of sync. Byte layouts: docs/tik-sync.md. Every body is read while it streams and refused past
+ * its limit; pushes and fetches pass a gate (`limits.transfers` at once, a bounded queue), so the
+ * memory they hold is bounded whatever their size; each client address may drive at most
+ * `limits.reconcilePerMinute` reconciliation rounds.
  */
-export function syncRoutes(store: EventStore, options: ReconcileOptions = {}, guard: SyncGuard = {}) {
-  const responder = new SyncResponder(store, { frameSizeLimit: 1 << 20, ...options });
+export function syncRoutes(store: EventStore, options: ReconcileOptions & { readonly limits?: Partial<ServerLimits> } = {}, guard: SyncGuard = {}) {
+  const limits = { ...SERVER_LIMITS, ...options.limits };
+  const responder = new SyncResponder(store, { frameSizeLimit: 1 << 20, ...options, limits: { bundleBytes: limits.bundleBytes } });
+  const gate = new TransferGate(limits.transfers, limits.transferQueue);
+  const budget = new RequestBudget(limits.reconcilePerMinute, 60_000);
   return async function plugin(app: FastifyInstance): Promise<void> {
-    app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: SYNC_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    // The body stays a stream: each route reads it under its own limit.
+    app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
     const handle = async (res: FastifyReply, f: () => Promise<Uint8Array | object>, req?: FastifyRequest): Promise<unknown> => {
       try {
         if (req && guard.authorize) guard.authorize(req);
         const out = await f();
-        if (out instanceof Uint8Array) return res.type('application/octet-stream').send(Buffer.from(out.buffer, out.byteOffset, out.length));
-        return res.send(out);
+        if (out instanceof Uint8Array) return await res.type('application/octet-stream').send(Buffer.from(out.buffer, out.byteOffset, out.length));
+        return await res.send(out);
       } catch (e) {
         if (e instanceof CodedError) {
-          const status = e.code.startsWith('auth/') ? outcomeOf(e.code).http : PEER_FAULT.test(e.code) ? 400 : 500;
+          const status = e.code.startsWith('auth/') ? outcomeOf(e.code).http : (STATUS[e.code] ?? (PEER_FAULT.test(e.code) ? 400 : 500));
+          if (status === 413 || status === 411 || status === 503 || status === 429 || status === 401 || status === 403) {
+            // Do not read the rest of a refused body: answer, then drop the connection.
+            res.header('connection', 'close');
+            res.raw.once('finish', () => res.request.raw.destroy());
+            if (status === 503 || status === 429) res.header('retry-after', '5');
+          }
           return res.code(status).send({ error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } });
         }
         throw e;
       }
     };
-    const bodyOf = (b: unknown): Uint8Array => (b instanceof Uint8Array ? b : new Uint8Array(0));
-    app.post(SYNC_PATHS.reconcile, (req, res) => handle(res, () => responder.reconcile(bodyOf(req.body)), req));
-    app.post(SYNC_PATHS.fetch, (req, res) => handle(res, () => responder.fetch(bodyOf(req.body)), req));
+    const body = (req: FastifyRequest, max: number, what: string, check?: (head: Uint8Array) => void, requireLength = false): Promise<Uint8Array> => {
+      const stream = req.body as Readable | undefined;
+      if (stream === undefined || typeof (stream as { pipe?: unknown }).pipe !== 'function') return Promise.resolve(new Uint8Array(0));
+      return readBody(stream, req.headers['content-length'], max, what, check, requireLength);
+    };
+    const gated = async <T>(f: () => Promise<T>): Promise<T> => {
+      const release = await gate.tryAcquire();
+      if (release === undefined) throw new TikError('sync/busy', `this replica is already handling ${limits.transfers + limits.transferQueue} sync transfers`, { where: 'sync transfer', hint: 'retry later (Retry-After)' });
+      try {
+        return await f();
+      } finally {
+        release();
+      }
+    };
+    const isBundle = (head: Uint8Array): void => {
+      if (Buffer.compare(head.subarray(0, 4), BUNDLE_MAGIC) !== 0 || head[4] !== BUNDLE_VERSION) {
+        throw new TikError('sync/bad-bundle', 'the body is not a tik sync bundle (it does not start with "TIKB" 0x01)', { where: 'sync bundle @0', hint: 'send application/octet-stream bundles as docs/tik-sync.md describes' });
+      }
+    };
+    app.post(SYNC_PATHS.reconcile, (req, res) =>
+      handle(res, async () => {
+        if (!budget.take(req.ip)) throw new TikError('sync/rate-limited', `${req.ip} drove more than ${limits.reconcilePerMinute} reconciliation rounds in a minute`, { where: 'reconcile', hint: 'an honest sync needs few rounds; retry later' });
+        return responder.reconcile(await body(req, SYNC_LIMITS.reconcileBytes, 'a reconciliation message'));
+      }, req),
+    );
+    app.post(SYNC_PATHS.fetch, (req, res) => handle(res, () => gated(async () => responder.fetch(await body(req, 10 + 32 * SYNC_LIMITS.fetchIds, 'a fetch request'))), req));
     app.post(SYNC_PATHS.push, (req, res) =>
       handle(
         res,
-        async () => {
-          if (store instanceof ShardStore) store.admitBundle(decodeBundle(bodyOf(req.body)));
-          if (!guard.admitSigned) return responder.push(bodyOf(req.body));
-          // Judge each event by its signature; push on only what is admitted, and say what was not.
-          const { bundle, refused } = await admitSigned(store, decodeBundle(bodyOf(req.body)));
-          const summary = await responder.push(refused.length === 0 ? bodyOf(req.body) : encodeBundle(bundle));
-          return refused.length === 0 ? summary : { ...summary, refused };
-        },
+        () =>
+          // The gate is taken before the body is read: a waiting push is held by TCP backpressure, not in memory.
+          gated(async () => {
+            const bytes = await body(req, limits.bundleBytes, 'a push bundle', isBundle, true);
+            if (store instanceof ShardStore) store.admitBundle(decodeBundle(bytes));
+            if (!guard.admitSigned) return responder.push(bytes);
+            // Judge each event by its signature; push on only what is admitted, and say what was not.
+            const { bundle, refused } = await admitSigned(store, decodeBundle(bytes));
+            const summary = await responder.push(refused.length === 0 ? bytes : encodeBundle(bundle));
+            return refused.length === 0 ? summary : { ...summary, refused };
+          }),
         req,
       ),
     );

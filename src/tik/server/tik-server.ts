@@ -13,14 +13,17 @@ import type { RecurScheduler } from '../recur/recur-scheduler.js';
 import { ShardStore } from '../shard/shard-store.js';
 import type { EventStore } from '../store/store.js';
 import { httpTransport } from '../sync/http-transport.js';
+import { effectiveRegister } from '../roles/effective-register.js';
 import { AntiEntropy } from './anti-entropy.js';
 import { apiRoutes } from './api-routes.js';
 import { authorizeSync, type Authorship } from './authorship.js';
 import { boardPage, serviceBoardRows } from './board-page.js';
 import { errorReply } from './error-reply.js';
 import { hostGuard } from './host-guard.js';
+import { SERVER_LIMITS, type ServerLimits } from './server-limits.js';
+import { guardSockets } from './socket-guard.js';
 import { syncRoutes } from './sync-routes.js';
-import { SYNC_BODY_LIMIT } from './sync-routes.js';
+import type { SyncLimits } from '../sync/limits.js';
 import { recurRunner, type RecurOptions } from './recur-runner.js';
 import { ShardGateway } from './shard-gateway.js';
 import { shardGuard, shardLocalRoutes } from './shard-routes.js';
@@ -58,6 +61,10 @@ export interface TikServerOptions {
   readonly shardPeers?: readonly string[];
   /** Recurrences to open on schedule (`recurrences.edn`, `--recur`); start with `startRecur()`. */
   readonly recur?: RecurOptions;
+  /** Connection, body and transfer bounds (`SERVER_LIMITS` by default). */
+  readonly limits?: Partial<ServerLimits>;
+  /** Bounds on each anti-entropy session with a peer (`SYNC_LIMITS` by default). */
+  readonly syncLimits?: Partial<SyncLimits>;
 }
 
 export interface TikServer {
@@ -71,7 +78,11 @@ export interface TikServer {
   readonly recur: RecurScheduler | undefined;
   /** Starts ticking the recurrence scheduler (now, then every interval). */
   startRecur(): void;
-  close(): Promise<void>;
+  /**
+   * Stops anti-entropy (aborting sessions in flight) and the loops, stops listening, and lets
+   * requests in flight finish for at most `graceMs` (default 5000) before closing their sockets.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -81,7 +92,18 @@ export interface TikServer {
  */
 export async function buildTikServer(options: TikServerOptions): Promise<TikServer> {
   // Request logging is off: anti-entropy polls every few seconds; syncs that move data and errors are logged.
-  const app = Fastify({ logger: options.logger ? { level: 'info', stream: process.stderr } : false, logController: new LogController({ disableRequestLogging: true }), bodyLimit: SYNC_BODY_LIMIT });
+  const limits: ServerLimits = { ...SERVER_LIMITS, ...options.limits };
+  const app = Fastify({
+    logger: options.logger ? { level: 'info', stream: process.stderr } : false,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: limits.apiBodyBytes,
+    connectionTimeout: limits.idleTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // headersTimeout and requestTimeout are enforced by a sweep every connectionsCheckingInterval.
+    http: { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs) },
+  });
+  guardSockets(app.server, limits.maxSockets);
   const shard = options.shard ?? WHOLE;
   const sharded = shard.count > 1;
   // A sharded replica reconciles, serves and accepts only its shard's tickets, and opens only those.
@@ -96,7 +118,8 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   });
   const authorship: Authorship = options.authorship ?? { mode: 'closed' };
   const hidden = [...new Set([options.root, options.store.location, options.cwd ?? options.root])];
-  const gateway = sharded ? new ShardGateway(service, store as ShardStore, new ShardDirectory(shard, [...new Set([...(options.shardPeers ?? []), ...(options.peers ?? [])])])) : undefined;
+  const peerAuth: Record<string, string> = options.peerToken ? { authorization: `Bearer ${options.peerToken}` } : {};
+  const gateway = sharded ? new ShardGateway(service, store as ShardStore, new ShardDirectory(shard, [...new Set([...(options.shardPeers ?? []), ...(options.peers ?? [])])]), peerAuth) : undefined;
   // Every error answer has one shape: {error: {code, message, hint?}}; never a stack trace.
   app.setErrorHandler((err: FastifyError, _req, res) => {
     if (isCodedError(err)) {
@@ -113,14 +136,21 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   app.setNotFoundHandler((req, res) => res.code(404).send({ error: { code: 'server/not-found', message: `no route ${req.method} ${req.url.split('?')[0]!.slice(0, 200)}`, hint: 'see docs/tik-sync.md for the routes' } }));
   if (options.allowedHosts !== undefined) app.addHook('onRequest', hostGuard(options.allowedHosts));
   app.addHook('onRequest', shardGuard(shard));
-  await app.register(syncRoutes(store, {}, { authorize: (req) => authorizeSync(authorship, req), ...(authorship.mode === 'signed' ? { admitSigned: true } : {}) }));
+  await app.register(syncRoutes(store, { limits }, { authorize: (req) => authorizeSync(authorship, req), ...(authorship.mode === 'signed' ? { admitSigned: true } : {}) }));
   await app.register(apiRoutes({ service, authorship, hidden, gateway }));
-  if (gateway) await app.register(shardLocalRoutes(gateway));
+  if (gateway) await app.register(shardLocalRoutes(gateway, (req) => authorizeSync(authorship, req)));
   await app.register(boardPage(gateway ? () => gateway.lsAllRows() : serviceBoardRows(service), authorship, hidden));
-  app.get('/health', async () => ({ status: 'ok', store: options.store.kind, peers: options.peers ?? [], shard: shardText(shard), shardPeers: options.shardPeers ?? [] }));
+  app.get('/health', async () => {
+    const r = await effectiveRegister(store);
+    const roles = { source: r.source, status: r.status, digest: r.digest ?? null, fileDiffers: r.fileDiffers, differsFrom: antiEntropy.peerHealth().filter((p) => p.roles?.verdict === 'differs').map((p) => p.url) };
+    return { status: 'ok', store: options.store.kind, peers: options.peers ?? [], peerStatus: antiEntropy.peerHealth(), roles, shard: shardText(shard), shardPeers: options.shardPeers ?? [] };
+  });
   const log = { info: (o: object, m: string) => app.log.info(o, m), warn: (o: object, m: string) => app.log.warn(o, m) };
-  const headers: Record<string, string> = { ...(sharded ? { [SHARD_HEADER]: shardText(shard) } : {}), ...(options.peerToken ? { authorization: `Bearer ${options.peerToken}` } : {}) };
-  const antiEntropy = new AntiEntropy(store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log, (url) => httpTransport(url, { headers }));
+  const headers: Record<string, string> = { ...(sharded ? { [SHARD_HEADER]: shardText(shard) } : {}), ...peerAuth };
+  const antiEntropy = new AntiEntropy(store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log, (url, signal) => httpTransport(url, { headers, signal }), {
+    ...(options.syncLimits ? { limits: options.syncLimits } : {}),
+    headers,
+  });
   const effects = options.effects ? await openEffects(options.effects, { store, now: options.effects.now, cwd: options.cwd ?? options.root, log }) : undefined;
   if (effects) await app.register(effects.routes);
   const recur = options.recur && options.recur.recurrences.length > 0 ? recurRunner(service, options.recur, sharded ? (t) => ownsTicket(shard, t) : undefined, log) : undefined;
@@ -131,11 +161,16 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
     effects,
     recur: recur?.scheduler,
     startRecur: () => recur?.loop.start(),
-    close: async () => {
-      await recur?.loop.stop();
-      await effects?.close();
-      await antiEntropy.stop();
-      await app.close();
+    close: async (graceMs = 5000) => {
+      const stopped = antiEntropy.stop();
+      const closing = Promise.all([recur?.loop.stop(), effects?.close(), stopped]).then(() => app.close());
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((r) => (timer = setTimeout(r, graceMs)));
+      await Promise.race([closing, grace]);
+      clearTimeout(timer);
+      // Past the grace, requests still in flight (a slow upload, a stuck handler) lose their sockets.
+      app.server.closeAllConnections();
+      await Promise.race([closing, new Promise((r) => setTimeout(r, 1000))]);
     },
   };
 }

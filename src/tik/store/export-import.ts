@@ -8,21 +8,23 @@
  * ticket — and writes nothing if anything is wrong; then it appends events with their sidecars
  * and blobs, adds content-addressed definitions, and adds the side files the target lacks (it
  * never replaces the target's `roles.edn`, `actors` or named definitions). Bytes are kept
- * verbatim (upstream re-emits parsed events; for a canonical file that is the same bytes, and a
- * file that is not canonical does not hash to its name). Importing twice changes nothing.
+ * verbatim, and admitted only when they are the canonical emission of what they parse to (upstream
+ * re-emits parsed events; for a canonical file that is the same bytes). Importing twice changes
+ * nothing.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseEvent } from '../kernel/index.js';
 import { TikError } from '../errors.js';
 import { detectLayout } from './file/discover.js';
 import { FileStore } from './file/file-store.js';
 import { initStore } from './file/open-file-store.js';
 import { blobHashesOf, copyStore, diskBag, type CopyCounts, type CopyOptions } from './migrate.js';
 import type { EventStore } from './store.js';
-import { SIDECAR_NAME, sha256Id } from './store-names.js';
+import { sha256Id } from './store-names.js';
+import { admitBatch, admitProcessText, refuseLinks } from './admission/index.js';
+import { MemoryStore } from './memory/memory-store.js';
 import { CodedError } from '../../core/errors.js';
 
 /** Writes everything in `source` to a file tree at `dir` (created if needed; added to if it is one). */
@@ -52,50 +54,62 @@ export function openImportTree(dir: string): FileStore {
   return new FileStore(layout.base, { durable: false });
 }
 
-/** Everything that would make importing `tree` wrong; empty when it can be imported. */
-export async function checkImportTree(tree: FileStore): Promise<readonly ImportProblem[]> {
+/**
+ * Everything that would make importing `tree` into `target` wrong; empty when it can be imported.
+ * Every ticket goes through the admission check (`store/admission`) against `target`: canonical,
+ * bounded, hash-true events whose parents are in the tree or the target, definitions that are
+ * archived and hash to their names, blobs named by an attach of their own ticket, valid sidecars.
+ * An event that would be held back (a parent or definition missing) is a problem here: an import
+ * is all or nothing.
+ */
+export async function checkImportTree(tree: FileStore, target?: EventStore): Promise<readonly ImportProblem[]> {
   const problems: ImportProblem[] = [];
   const bag = diskBag(tree.base);
-  for (const t of await tree.ticketIds()) {
-    const dir = `tickets/${t}/events`;
-    let ids = new Set<string>();
-    try {
-      const events = await tree.events(t);
-      ids = new Set(events.map((e) => e.id));
-      for (const e of events) {
-        const file = `${dir}/${e.id}.edn`;
-        const actual = sha256Id(e.bytes);
-        if (actual !== e.id) {
-          problems.push({ file, message: `its bytes hash to ${actual}, not to its name` });
-          continue;
-        }
-        try {
-          const ev = parseEvent(Buffer.from(e.bytes).toString('utf8'), e.id, file);
-          if (ev.ticket.text !== t) problems.push({ file, message: `it is an event of ticket ${ev.ticket.text}, not of ${t}` });
-        } catch (err) {
-          problems.push({ file, message: err instanceof Error ? err.message : String(err) });
-        }
-      }
-    } catch (err) {
-      problems.push({ file: dir, message: err instanceof CodedError ? err.message : String(err) });
-    }
-    for (const name of await tree.sidecarNames(t)) {
-      const id = SIDECAR_NAME.exec(name)![1]!;
-      if (!ids.has(id)) problems.push({ file: `${dir}/${name}`, message: `a sidecar of ${id}, which is not an event of this ticket` });
-    }
-    for (const hash of await blobHashesOf(tree, t)) {
-      const b = await tree.readBlob(t, hash);
-      if (b !== undefined && sha256Id(b) !== hash) {
-        problems.push({ file: `tickets/${t}/blobs/${hash}`, message: `its bytes hash to ${sha256Id(b)}, not to its name` });
-      }
-    }
-  }
+  const archived = new Map<string, boolean>();
   for (const hash of await tree.archivedProcessHashes()) {
     const file = `processes/by-hash/${hash}.edn`;
     const b = await bag.get(file);
-    if (b !== undefined && sha256Id(b) !== hash) problems.push({ file, message: `its bytes hash to ${sha256Id(b)}, not to its name` });
+    if (b === undefined) continue;
+    try {
+      admitProcessText(Buffer.from(b).toString('utf8'), hash, file);
+      archived.set(hash, true);
+    } catch (err) {
+      problems.push({ file, message: messageOf(err) });
+    }
+  }
+  const against = target ?? new MemoryStore();
+  for (const t of await tree.ticketIds()) {
+    const dir = `tickets/${t}/events`;
+    try {
+      const events = await tree.events(t);
+      if (events.length === 0) {
+        problems.push({ file: `tickets/${t}`, message: 'a ticket directory with no events (blobs or sidecars of no ticket)' });
+        continue;
+      }
+      const sidecars = [];
+      for (const name of await tree.sidecarNames(t)) {
+        const bytes = await tree.readSidecar(t, name);
+        if (bytes !== undefined) sidecars.push({ ticket: t, name, bytes });
+      }
+      const blobs = [];
+      for (const hash of await blobHashesOf(tree, t)) {
+        const b = await tree.readBlob(t, hash);
+        if (b === undefined) continue;
+        if (sha256Id(b) !== hash) problems.push({ file: `tickets/${t}/blobs/${hash}`, message: `its bytes hash to ${sha256Id(b)}, not to its name` });
+        else blobs.push({ ticket: t, bytes: b });
+      }
+      const ok = await admitBatch(against, { processes: [], blobs, events: events.map((e) => ({ ticket: t, id: e.id, bytes: e.bytes })), sidecars }, { knownProcess: async (h) => archived.get(h) === true });
+      for (const d of ok.deferred) problems.push({ file: `${dir}/${d.id}.edn`, message: `${d.message} (${d.code})` });
+    } catch (err) {
+      const where = err instanceof CodedError && err.where !== undefined ? err.where : dir;
+      problems.push({ file: where, message: messageOf(err) });
+    }
   }
   return problems;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof CodedError ? `${err.message} (${err.code})` : err instanceof Error ? err.message : String(err);
 }
 
 /**
@@ -109,7 +123,9 @@ export async function importTree(dir: string, target: EventStore, options: CopyO
   if (target instanceof FileStore && target.base === tree.base) {
     throw new TikError('store/import-onto-itself', `cannot import the store at ${dir} into itself`, { where: dir });
   }
-  const problems = await checkImportTree(tree);
+  // links are never followed: nothing outside the tree can be copied in
+  refuseLinks(tree.base);
+  const problems = await checkImportTree(tree, target);
   if (problems.length > 0) {
     const shown = problems.slice(0, 5).map((p) => `\n  ${p.file}: ${p.message}`).join('');
     const more = problems.length > 5 ? `\n  … and ${problems.length - 5} more` : '';

@@ -19,10 +19,12 @@ import { byHashDir, ticketsDir } from './file/file-layout.js';
 import { FileStore } from './file/file-store.js';
 import type { FileBag } from './memory/keyed-files.js';
 import { closeStore, openStore } from './open-store.js';
-import { PostgresStore } from './postgres/postgres-store.js';
+import { PostgresStore, isPostgresUrl } from './postgres/postgres-store.js';
+import { JOURNAL_FILE, clearJournal, recoverMigration, writeJournal, type MigrationJournal } from './migration-journal.js';
 import { SQLITE_BLOBS_DIR, SqliteStore } from './sqlite/sqlite-store.js';
 import type { EventStore } from './store.js';
-import { CONTENT_ID, sha256Id } from './store-names.js';
+import { CONTENT_ID, SIDECAR_NAME, sha256Id } from './store-names.js';
+import { admitEventBytes, replacesStored } from './admission/index.js';
 
 /** Side files copied verbatim: top-level files and directories of the store (one level each). */
 export const SIDE_FILES: readonly string[] = Object.freeze(['actors', 'roles.edn', 'oidc.edn', 'effects.edn', 'pipelines.edn']);
@@ -97,13 +99,21 @@ export async function blobHashesOf(store: EventStore, ticket: string): Promise<r
 export async function copyStore(source: EventStore, target: EventStore, options: CopyOptions = {}): Promise<CopyCounts> {
   const counts: CopyCounts = { tickets: 0, events: 0, newEvents: 0, sidecars: 0, blobs: 0, sideFiles: 0 };
   for (const t of await source.ticketIds()) {
+    const bytesOf = new Map<string, Uint8Array>();
     for (const e of await source.events(t)) {
+      // each event passes the per-record admission check (canonical, UTF-8, bounded, hash-true)
+      admitEventBytes(t, e.id, e.bytes, `${source.location} tickets/${t}/events/${e.id}.edn`);
+      bytesOf.set(e.id, e.bytes);
       counts.events++;
       if (await target.append(t, e.id, e.bytes)) counts.newEvents++;
     }
     for (const name of await source.sidecarNames(t)) {
       const b = await source.readSidecar(t, name);
-      if (b !== undefined) {
+      if (b === undefined) continue;
+      // a union: a valid signature the target holds is never replaced by other bytes
+      const old = await target.readSidecar(t, name);
+      const ev = bytesOf.get(SIDECAR_NAME.exec(name)?.[1] ?? '');
+      if (old === undefined || (ev !== undefined && (await replacesStored(name, b, old, ev)))) {
         await target.putSidecar(t, name, b);
         counts.sidecars++;
       }
@@ -210,7 +220,11 @@ export interface MigrateResult {
 export async function migrateStore(
   source: EventStore,
   target: EventStore,
-  options: CopyOptions & { readonly undoTarget: () => Promise<void> },
+  options: CopyOptions & {
+    readonly undoTarget: () => Promise<void>;
+    /** Journal hook: called once the target is known empty, before copying, and before the source is removed. */
+    readonly onPhase?: (phase: 'copying' | 'removing-source') => Promise<void>;
+  },
 ): Promise<MigrateResult> {
   const from = source.location;
   const to = target.location;
@@ -222,6 +236,7 @@ export async function migrateStore(
     });
   }
   let counts: CopyCounts;
+  await options.onPhase?.('copying');
   try {
     counts = await copyStore(source, target, options);
     const [a, b] = [await eventKeys(source), await eventKeys(target)];
@@ -239,6 +254,7 @@ export async function migrateStore(
     throw e;
   }
   const shared = sideFilesOf(source).base !== undefined && sideFilesOf(source).base === sideFilesOf(target).base;
+  await options.onPhase?.('removing-source');
   await removeStore(source, shared);
   return { counts, from, to };
 }
@@ -271,6 +287,9 @@ export async function migrate(req: MigrateRequest): Promise<MigrateResult> {
       hint: 'tik store migrate --to sqlite | --to file | --to postgres --url postgresql://…',
     });
   }
+  // a migration killed earlier is finished or undone first (its journal says which)
+  if (!isPostgresUrl(req.from)) await recoverMigration(req.from);
+  if (req.dir !== undefined) await recoverMigration(req.dir);
   const source = await openStore(req.from, { durable: true });
   try {
     if (source.kind === req.to) {
@@ -279,6 +298,16 @@ export async function migrate(req: MigrateRequest): Promise<MigrateResult> {
     const diskBase = source instanceof FileStore || source instanceof SqliteStore ? source.base : undefined;
     let target: EventStore;
     let undoTarget: () => Promise<void>;
+    const journalDir = diskBase ?? req.dir;
+    const journal = (phase: 'copying' | 'removing-source'): MigrationJournal => ({
+      phase,
+      source: { kind: source.kind as 'file' | 'sqlite' | 'postgres', location: diskBase ?? req.from },
+      target: { kind: req.to, location: req.to === 'postgres' ? req.url! : (req.dir ?? diskBase)! },
+      keepSideFiles: req.dir === undefined && req.to !== 'postgres' && diskBase !== undefined,
+    });
+    if (journalDir === undefined) {
+      throw new TikError('cli/usage', `--to ${req.to} from ${source.location} needs --dir DIR`, { where: '--dir', hint: 'name the directory the new store goes to' });
+    }
     if (req.to === 'postgres') {
       if (req.url === undefined) {
         throw new TikError('cli/usage', '--to postgres needs --url postgresql://…', { where: '--url', hint: 'e.g. --url postgresql://tik@db/tik?schema=team_a' });
@@ -297,6 +326,9 @@ export async function migrate(req: MigrateRequest): Promise<MigrateResult> {
       if (req.dir !== undefined && detectLayout(req.dir).kind !== 'none') {
         throw new TikError('store/exists', `${req.dir} already holds a store`, { where: req.dir, hint: 'migrate into an empty directory' });
       }
+      // the disk target is new: journal it before its first file exists, so a kill at any point
+      // is rolled back (a PostgreSQL target is journalled once it is known empty)
+      await writeJournal(journalDir, journal('copying'));
       if (req.to === 'sqlite') {
         const sq = await SqliteStore.open(base, { durable: false });
         await sq.ensureLayout();
@@ -314,11 +346,27 @@ export async function migrate(req: MigrateRequest): Promise<MigrateResult> {
       }
     }
     try {
-      return await migrateStore(source, target, { ...req, undoTarget });
+      const result = await migrateStore(source, target, { ...req, undoTarget, onPhase: (p) => writeJournal(journalDir, journal(p)) });
+      await clearJournal(journalDir);
+      return result;
+    } catch (e) {
+      // undone already (undoTarget) when the copy failed; nothing is ambiguous any more
+      await closeStore(target).catch(() => undefined);
+      if ((await readJournalPhase(journalDir)) === 'copying') await clearJournal(journalDir);
+      throw e;
     } finally {
       await closeStore(target).catch(() => undefined);
     }
   } finally {
     await closeStore(source).catch(() => undefined);
+  }
+}
+
+/** The phase of the journal in `dir`, if there is one. */
+async function readJournalPhase(dir: string): Promise<string | undefined> {
+  try {
+    return (JSON.parse(await readFile(join(dir, JOURNAL_FILE), 'utf8')) as { phase?: string }).phase;
+  } catch {
+    return undefined;
   }
 }

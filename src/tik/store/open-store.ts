@@ -16,6 +16,7 @@ import { FileStore } from './file/file-store.js';
 import { isPostgresUrl, PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { EventStore } from './store.js';
+import { recoverMigration } from './migration-journal.js';
 
 export interface OpenStoreOptions {
   /** Default true: flush every file write (false for bulk copies: import, export, migrate). */
@@ -25,6 +26,8 @@ export interface OpenStoreOptions {
 /** Opens the store at a root directory or PostgreSQL URL. */
 export async function openStore(rootOrUrl: string, options: OpenStoreOptions = {}): Promise<EventStore> {
   if (isPostgresUrl(rootOrUrl)) return PostgresStore.open(rootOrUrl);
+  // a migration killed here earlier is finished or undone before the layout is read
+  await recoverMigration(rootOrUrl);
   const layout = detectLayout(rootOrUrl);
   if (layout.kind === 'file') return new FileStore(layout.base, options);
   if (layout.kind === 'sqlite') return SqliteStore.open(dirname(layout.path), options);

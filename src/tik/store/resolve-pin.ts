@@ -5,6 +5,7 @@
  * Nothing here throws for bad data: problems are returned.
  */
 import { Keyword, isMap, readEdn, type EdnMap } from '../edn/index.js';
+import { effectiveRegister } from '../roles/effective-register.js';
 import { parseProcess, resolveRoles, type ProcessDef, type Roles, type TicketState } from '../kernel/index.js';
 import { problem, type StoreProblem } from './problem.js';
 import type { EventStore } from './store.js';
@@ -161,7 +162,7 @@ export class LoadContext {
   /** The parsed `roles.edn` register (undefined if absent), with problems if it is unreadable. */
   rolesRegister(): Promise<{ register: EdnMap | undefined; problems: readonly StoreProblem[] }> {
     if (!this.register) {
-      this.register = this.store.readRolesRegister().then((text) => {
+      this.register = effectiveRegister(this.store).then(({ text }) => {
         if (text === undefined) return { register: undefined, problems: [] };
         try {
           const v = readEdn(text, 'roles.edn');

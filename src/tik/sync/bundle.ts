@@ -1,4 +1,5 @@
 import { TikError } from '../errors.js';
+import { ADMISSION_LIMITS } from '../store/admission/limits.js';
 import { ByteReader, ByteWriter } from './byte-io.js';
 import { ID_BYTES, idBytes, idText } from './sync-item.js';
 
@@ -32,7 +33,8 @@ export interface Bundle {
 export const BUNDLE_MAGIC = Uint8Array.from(Buffer.from('TIKB', 'ascii'));
 export const BUNDLE_VERSION = 1;
 export const RecordKind = Object.freeze({ End: 0, Event: 1, Sidecar: 2, Blob: 3, Process: 4 });
-export const LIMITS = Object.freeze({ event: 16 << 20, sidecar: 1 << 20, blob: 256 << 20, process: 16 << 20, name: 255 });
+/** Per-record limits: the admission limits every write path shares (`store/admission/limits.ts`). */
+export const LIMITS = ADMISSION_LIMITS;
 
 const uuidBytes = (ticket: string): Uint8Array => {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(ticket)) {

@@ -15,9 +15,10 @@ const MIGRATE_HASH = Keyword.of('process/hash');
  * its event) and what travels with them: signature/witness sidecars, blobs their attachments name, and the archived definitions
  * their creates and migrations pin. Events are grouped by ticket, parents before children.
  * Ids the store does not hold, and events whose bytes no longer hash to their id or parse, are
- * left out (the peer will reconcile again next round).
+ * left out (the peer will reconcile again next round). With `maxBytes`, the bundle stops at the
+ * event that reaches that size (always at least one): a parents-first prefix, the rest asked for again.
  */
-export async function collectBundle(store: EventStore, index: Pick<StoreIndex, 'ticketOf' | 'sidecarOf'>, ids: readonly string[]): Promise<Bundle> {
+export async function collectBundle(store: EventStore, index: Pick<StoreIndex, 'ticketOf' | 'sidecarOf'>, ids: readonly string[], maxBytes = Infinity): Promise<Bundle> {
   const byTicket = new Map<string, Set<string>>();
   const add = (t: string, id: string): void => {
     let s = byTicket.get(t);
@@ -36,6 +37,10 @@ export async function collectBundle(store: EventStore, index: Pick<StoreIndex, '
   const blobs: BundleBlob[] = [];
   const events: BundleEvent[] = [];
   const sidecars: BundleSidecar[] = [];
+  // Encoded size so far, with a generous allowance for each record's header.
+  let size = 0;
+  const RECORD = 64;
+  let full = false;
   for (const ticket of [...byTicket.keys()].sort()) {
     const wanted = byTicket.get(ticket)!;
     const parsed: { id: string; at: number; parents: readonly string[]; event: TikEvent; bytes: Uint8Array }[] = [];
@@ -53,29 +58,39 @@ export async function collectBundle(store: EventStore, index: Pick<StoreIndex, '
       parsed.push({ id: s.id, at: event.at.ms, parents: event.parents, event, bytes: s.bytes });
     }
     const seenBlobs = new Set<string>();
+    const sent = new Set<string>();
     for (const p of parentsFirst(parsed)) {
-      events.push({ ticket, id: p.id, bytes: p.bytes });
+      // What this event brings with it is read first, so the bundle never overshoots its limit.
       const type = p.event.type.toString();
-      if (type === ':artifact/attach') {
-        const hash = p.event.body.get(ARTIFACT_HASH);
-        if (typeof hash === 'string' && /^sha256-[0-9a-f]{64}$/.test(hash) && !seenBlobs.has(hash)) {
-          seenBlobs.add(hash);
-          const bytes = await store.readBlob(ticket, hash);
-          if (bytes) blobs.push({ ticket, bytes });
-        }
-      }
+      let blob: Uint8Array | undefined;
+      const hash = type === ':artifact/attach' ? p.event.body.get(ARTIFACT_HASH) : undefined;
+      if (typeof hash === 'string' && /^sha256-[0-9a-f]{64}$/.test(hash) && !seenBlobs.has(hash)) blob = await store.readBlob(ticket, hash);
       const pin = type === ':ticket/create' ? p.event.body.get(PROCESS_HASH) : type === ':process/migrate' ? p.event.body.get(MIGRATE_HASH) : undefined;
-      if (typeof pin === 'string' && /^sha256-[0-9a-f]{64}$/.test(pin) && !processes.has(pin)) {
-        const text = await store.readProcessByHash(pin);
-        if (text !== undefined) processes.set(pin, text);
+      const text = typeof pin === 'string' && /^sha256-[0-9a-f]{64}$/.test(pin) && !processes.has(pin) ? await store.readProcessByHash(pin) : undefined;
+      const cost = p.bytes.length + RECORD + (blob ? blob.length + RECORD : 0) + (text !== undefined ? Buffer.byteLength(text) + RECORD : 0);
+      if (events.length > 0 && size + cost > maxBytes) {
+        full = true;
+        break;
       }
+      size += cost;
+      events.push({ ticket, id: p.id, bytes: p.bytes });
+      sent.add(p.id);
+      if (blob && typeof hash === 'string') {
+        seenBlobs.add(hash);
+        blobs.push({ ticket, bytes: blob });
+      }
+      if (text !== undefined && typeof pin === 'string') processes.set(pin, text);
     }
     for (const name of await store.sidecarNames(ticket)) {
       const m = SIDECAR_NAME.exec(name);
-      if (!m || !wanted.has(m[1]!)) continue;
+      if (!m || !sent.has(m[1]!)) continue;
       const bytes = await store.readSidecar(ticket, name);
-      if (bytes) sidecars.push({ ticket, name, bytes });
+      if (bytes && size + bytes.length + name.length + RECORD <= maxBytes) {
+        sidecars.push({ ticket, name, bytes });
+        size += bytes.length + name.length + RECORD;
+      }
     }
+    if (full) break;
   }
   return { processes: [...processes.values()], blobs, events, sidecars };
 }

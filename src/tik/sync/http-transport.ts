@@ -1,15 +1,32 @@
 import { TikError } from '../errors.js';
+import { SYNC_LIMITS } from './limits.js';
+import { readCapped } from './read-capped.js';
 import type { ReceiveSummary } from './receive-bundle.js';
 import type { SyncTransport } from './transport.js';
 
 /** The sync endpoints a `tik serve` replica exposes (docs/tik-sync.md). */
 export const SYNC_PATHS = Object.freeze({ reconcile: '/sync/v1/reconcile', fetch: '/sync/v1/fetch', push: '/sync/v1/push' });
 
+export interface HttpTransportOptions {
+  /** Per request, from connect to the last body byte. Default `SYNC_LIMITS.requestTimeoutMs`. */
+  readonly timeoutMs?: number;
+  /** Sent with every request (a sharded replica sends `x-tik-shard: i/M`, see docs/tik-sync.md). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Aborts every request in flight (a stopping server, a session deadline). */
+  readonly signal?: AbortSignal;
+  /** Largest reconciliation answer and bundle accepted. Defaults from `SYNC_LIMITS`. */
+  readonly maxReconcileBytes?: number;
+  readonly maxBundleBytes?: number;
+}
+
+/** The largest push summary (a small JSON object) read from a peer. */
+const SUMMARY_BYTES = 64 * 1024;
+
 /**
- * A transport to a `tik serve` replica at `baseUrl` (e.g. `http://127.0.0.1:7777`). `headers` go
- * with every request (a sharded replica sends `x-tik-shard: i/M`, see docs/tik-sync.md).
+ * A transport to a `tik serve` replica at `baseUrl` (e.g. `http://127.0.0.1:7777`). Every request
+ * is bounded in time (`timeoutMs`) and every answer in size, read while it streams.
  */
-export function httpTransport(baseUrl: string, options: { timeoutMs?: number; headers?: Readonly<Record<string, string>> } = {}): SyncTransport {
+export function httpTransport(baseUrl: string, options: HttpTransportOptions = {}): SyncTransport {
   let base: URL;
   try {
     base = new URL(baseUrl);
@@ -19,39 +36,47 @@ export function httpTransport(baseUrl: string, options: { timeoutMs?: number; he
   if (base.protocol !== 'http:' && base.protocol !== 'https:') {
     throw new TikError('sync/bad-url', `a peer URL must be http or https, got ${base.protocol}`, { where: baseUrl, hint: 'e.g. http://127.0.0.1:7777' });
   }
-  const timeoutMs = options.timeoutMs ?? 120_000;
-  const post = async (path: string, body: Uint8Array): Promise<Response> => {
-    const url = new URL(path, base);
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: 'POST',
-        headers: { ...options.headers, 'content-type': 'application/octet-stream' },
-        body,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (e) {
-      throw new TikError('sync/unreachable', `cannot reach ${url.href}: ${(e as Error).cause instanceof Error ? ((e as Error).cause as Error).message : (e as Error).message}`, {
-        where: url.href,
-        hint: 'is `tik serve` running there? nothing was lost; the next sync resumes',
-      });
-    }
-    if (!res.ok) {
-      let detail = `${res.status} ${res.statusText}`;
-      try {
-        const j = (await res.json()) as { error?: { code?: string; message?: string } };
-        if (j.error?.message) detail = `${j.error.code ?? res.status}: ${j.error.message}`;
-      } catch {
-        // not JSON; keep the status line
-      }
-      throw new TikError('sync/peer-refused', `${url.href} refused the request (${detail})`, { where: url.href, hint: 'see the peer’s log' });
-    }
-    return res;
+  const timeoutMs = options.timeoutMs ?? SYNC_LIMITS.requestTimeoutMs;
+  const maxReconcile = options.maxReconcileBytes ?? SYNC_LIMITS.reconcileBytes;
+  const maxBundle = options.maxBundleBytes ?? SYNC_LIMITS.bundleBytes;
+  const failure = (url: URL, e: unknown, signal: AbortSignal): TikError => {
+    if (e instanceof TikError) return e;
+    if (options.signal?.aborted) return new TikError('sync/aborted', `the sync with ${url.origin} was stopped`, { where: url.href, hint: 'nothing was lost; the next sync resumes' });
+    if (signal.aborted) return new TikError('sync/timeout', `${url.href} did not answer within ${timeoutMs} ms`, { where: url.href, hint: 'the peer is slow or stalling; nothing was lost, the next sync resumes' });
+    const cause = (e as Error).cause instanceof Error ? ((e as Error).cause as Error).message : (e as Error).message;
+    return new TikError('sync/unreachable', `cannot reach ${url.href}: ${cause}`, { where: url.href, hint: 'is `tik serve` running there? nothing was lost; the next sync resumes' });
   };
-  const bytes = async (res: Response): Promise<Uint8Array> => new Uint8Array(await res.arrayBuffer());
+  const post = async (path: string, body: Uint8Array, max: number, what: string): Promise<Uint8Array> => {
+    const url = new URL(path, base);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+    try {
+      const res = await fetch(url, { method: 'POST', headers: { ...options.headers, 'content-type': 'application/octet-stream' }, body, signal });
+      if (!res.ok) {
+        let detail = `${res.status} ${res.statusText}`;
+        try {
+          const j = JSON.parse(Buffer.from(await readCapped(res, SUMMARY_BYTES, url.href, 'an error answer')).toString('utf8')) as { error?: { code?: string; message?: string } };
+          if (j.error?.message) detail = `${j.error.code ?? res.status}: ${j.error.message}`;
+        } catch {
+          // not JSON, or too long; keep the status line
+        }
+        throw new TikError('sync/peer-refused', `${url.href} refused the request (${detail})`, { where: url.href, hint: 'see the peer’s log' });
+      }
+      return await readCapped(res, max, url.href, what);
+    } catch (e) {
+      throw failure(url, e, timeout);
+    }
+  };
   return {
-    reconcile: async (m) => bytes(await post(SYNC_PATHS.reconcile, m)),
-    fetch: async (m) => bytes(await post(SYNC_PATHS.fetch, m)),
-    push: async (b) => (await (await post(SYNC_PATHS.push, b)).json()) as ReceiveSummary,
+    reconcile: (m) => post(SYNC_PATHS.reconcile, m, maxReconcile, 'a reconciliation answer'),
+    fetch: (m) => post(SYNC_PATHS.fetch, m, maxBundle, 'a fetch answer'),
+    push: async (b) => {
+      const body = await post(SYNC_PATHS.push, b, SUMMARY_BYTES, 'a push summary');
+      try {
+        return JSON.parse(Buffer.from(body).toString('utf8')) as ReceiveSummary;
+      } catch {
+        throw new TikError('sync/bad-message', `${base.origin} answered a push with something other than a JSON summary`, { where: new URL(SYNC_PATHS.push, base).href, hint: 'is that a tik serve replica?' });
+      }
+    },
   };
 }

@@ -13,7 +13,9 @@ export { type StoreIndex, type SidecarRef, indexStore, sidecarItemId } from './s
 export { collectBundle } from './collect-bundle.js';
 export { type ReceiveSummary, receiveBundle, checkBundle } from './receive-bundle.js';
 export { type SyncTransport } from './transport.js';
-export { SyncResponder } from './responder.js';
+export { SyncResponder, type ResponderLimits } from './responder.js';
+export { SYNC_LIMITS, type SyncLimits } from './limits.js';
+export { type HttpTransportOptions } from './http-transport.js';
 export { localTransport } from './local-transport.js';
 export { httpTransport, SYNC_PATHS } from './http-transport.js';
 export { type SyncOptions, type SyncReport, syncWith } from './sync-session.js';

@@ -47,5 +47,15 @@ export async function checkL1(
       }),
     );
   }
+  // a migration moves the ticket onto another definition: an unsigned one is called out by name
+  const unsignedMigrates = unsigned.filter((e) => e.type.text === 'process/migrate');
+  if (unsignedMigrates.length > 0) {
+    notes.push(
+      problem('L1/unsigned-migrate', `${unsignedMigrates.length} :process/migrate event(s) unsigned: nothing says who re-pinned the ticket's definition (${unsignedMigrates.map((e) => e.id).join(', ')})`, {
+        where: `tickets/${ticket}`,
+        hint: 'a migration changes what every later stage derives from; sign migrations (TIK_KEY), and under the signed policy unsigned ones are refused',
+      }),
+    );
+  }
   return { report: levelReport(r.problems, notes), signed: r.good.size };
 }

@@ -3,7 +3,7 @@
  * copy hashes to its name, the definition actually used has the pinned hash, and deriving the
  * ticket with the kernel does not raise.
  */
-import { Instant } from '../edn/index.js';
+import { Instant, Keyword } from '../edn/index.js';
 import { derive, reduce, type TikEvent } from '../kernel/index.js';
 import { problem, type StoreProblem } from '../store/problem.js';
 import { describe, pinOf, type LoadContext } from '../store/resolve-pin.js';
@@ -26,6 +26,19 @@ export async function checkL2(context: LoadContext, ticket: string, events: read
   }
   const def = r.definition;
   if (!def) return levelReport(problems, notes);
+  // a migration re-pins version and hash; the process name never changes (tik-model.md §2.2), so
+  // a migrate onto another process's definition (e.g. a pusher's own, sent in the same bundle) is
+  // a problem, whoever claims to have made it
+  const create = events.find((e) => e.type.text === 'ticket/create');
+  const named = create?.body.get(Keyword.of('ticket/process'));
+  if (events.some((e) => e.type.text === 'process/migrate') && named instanceof Keyword && def.id.text !== named.text) {
+    problems.push(
+      problem('L2/migrate-foreign-process', `ticket ${ticket} is a ${named.text} ticket but a :process/migrate re-pinned it to the definition of ${def.id.text}`, {
+        where,
+        hint: 'a migration keeps the process name; check who wrote the :process/migrate (tik log) and whether it is signed (L1)',
+      }),
+    );
+  }
   const roles = await context.roles(def);
   for (const p of roles.problems) problems.push(problem('L2/roles', p.message, { where: p.where ?? where }));
   // Without an injected `now`, derive as of the latest claimed time: the derivation must not raise at any instant.

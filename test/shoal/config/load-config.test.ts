@@ -320,7 +320,7 @@ describe('unknown keys', () => {
     const r = checkConfig({ text }, env);
     expect(r.ok).toBe(true);
     expect(r.warnings.map((w) => [w.code, w.path, w.line])).toEqual([
-      ['CONFIG_UNSUPPORTED_KEY', 'server', 1],
+      ['CONFIG_UNSUPPORTED_KEY', 'server.port', 1],
       ['CONFIG_UNSUPPORTED_KEY', 'warm_tables', 2],
       ['CONFIG_UNSUPPORTED_KEY', 'tables[0].mv_persist', lineOf(text, 'mv_persist')],
     ]);

@@ -9,7 +9,29 @@ import { MemoryStore } from '../../../src/tik/store/memory/memory-store.js';
 import { blobHashesOf, copyStore, eventKeys, migrateStore } from '../../../src/tik/store/migrate.js';
 import { initSqliteStore } from '../../../src/tik/store/open-store.js';
 import type { EventStore } from '../../../src/tik/store/store.js';
-import { eventBytesFor, idOf } from './event-store-contract.js';
+import { idOf } from './event-store-contract.js';
+import { mintEvent } from '../../../src/tik/kernel/index.js';
+import { Instant, Uuid, kw } from '../../../src/tik/edn/value.js';
+import { ednMap } from '../../../src/tik/edn/index.js';
+import { signatureSidecar, testKey } from '../sync/test-keys.js';
+
+const KEY = testKey('seb');
+const T0 = Date.parse('2026-07-08T10:00:00Z');
+
+/** A real, canonical event (admission refuses anything else): a create titled by `raw`, or an attach. */
+function realEvent(ticket: string, raw: Uint8Array, i: number, attach?: { parent: string; hash: string }): Buffer {
+  const m = mintEvent({
+    ticket: new Uuid(ticket),
+    type: kw(attach ? 'artifact/attach' : 'ticket/create'),
+    actor: 'seb',
+    at: new Instant(T0 + i),
+    parents: attach ? [attach.parent] : [],
+    body: attach
+      ? ednMap([[kw('artifact/path'), 'x'], [kw('artifact/hash'), attach.hash]])
+      : ednMap([[kw('ticket/title'), Buffer.from(raw).toString('hex')], [kw('ticket/process'), kw('p')]]),
+  });
+  return Buffer.from(m.text, 'utf8');
+}
 
 const temps: string[] = [];
 function tempDir(): string {
@@ -22,7 +44,6 @@ afterEach(() => {
 });
 
 const TICKETS = ['018f2f6e-7c1a-7000-8000-000000000001', '018f2f6e-7c1a-7000-8000-000000000002', '018f2f6e-7c1a-7000-8000-000000000003'];
-const FPR = 'e8290a63236755f2';
 
 /** A store's whole content as comparable text: events with bytes, sidecars, blobs, side files read through the contract. */
 async function content(s: EventStore): Promise<Record<string, string>> {
@@ -50,13 +71,23 @@ interface Content {
 }
 
 async function fill(s: MemoryStore, c: Content): Promise<void> {
+  let i = 0;
   for (const [t, raw, signed] of c.events) {
-    // make the bytes unique per ticket, so one id never belongs to two tickets
-    const b = Buffer.concat([Buffer.from(t), raw]);
+    const b = realEvent(t, raw, i++);
     await s.append(t, idOf(b), b);
-    if (signed) await s.putSidecar(t, `${idOf(b)}.sig.${FPR}`, Buffer.from(`sig of ${idOf(b)}`));
+    if (signed) {
+      const sc = signatureSidecar(KEY, idOf(b), b);
+      await s.putSidecar(t, sc.name, sc.bytes);
+    }
   }
-  for (const [t, b] of c.blobs) await s.putBlob(t, b);
+  for (const [t, b] of c.blobs) {
+    // a blob belongs to a ticket that names it (admission refuses a blob no attach names)
+    const hash = await s.putBlob(t, b);
+    const root = realEvent(t, b, i++);
+    await s.append(t, idOf(root), root);
+    const att = realEvent(t, b, i++, { parent: idOf(root), hash });
+    await s.append(t, idOf(att), att);
+  }
   await s.archiveProcess('{:process/id :p :process/stages [{:stage/id :a}] :process/version 1}');
   if (c.roles !== undefined) await s.writeSideFile('roles.edn', Buffer.from(c.roles));
 }
@@ -93,9 +124,12 @@ describe('copying stores', () => {
         const src = new MemoryStore();
         await fill(src, { ...c, events: [] });
         for (const [t, n] of evs) {
-          const b = eventBytesFor(n, t);
+          const b = realEvent(t, Buffer.from(String(n)), 1000 + n);
           await src.append(t, idOf(b), b);
-          if (n % 2 === 0) await src.putSidecar(t, `${idOf(b)}.sig.${FPR}`, Buffer.from('sig'));
+          if (n % 2 === 0) {
+            const sc = signatureSidecar(KEY, idOf(b), b);
+            await src.putSidecar(t, sc.name, sc.bytes);
+          }
         }
         const tree = join(tempDir(), 'tree');
         await exportStore(src, tree);

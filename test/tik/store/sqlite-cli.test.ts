@@ -206,7 +206,7 @@ describe('tik on a SQLite store', () => {
     const before = snapshot(target);
     const r = await tik(target, ['import', tree]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/not of/);
+    expect(r.stderr).toMatch(/belongs to ticket [0-9a-f-]+, not [0-9a-f-]+/);
     expect(snapshot(target)).toEqual(before);
     const none = await tik(target, ['import', dir()]);
     expect(none.code).toBe(1);

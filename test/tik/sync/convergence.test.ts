@@ -7,12 +7,23 @@ import { statusView } from '../../../src/tik/app/lenses.js';
 import { emit, readEdn } from '../../../src/tik/edn/index.js';
 import { Instant, Uuid, kw, ednMapOf, type EdnValue } from './edn-helpers.js';
 import { heads, mintEvent, parseEvent, parseProcess } from '../../../src/tik/kernel/index.js';
-import { localTransport, syncWith } from '../../../src/tik/sync/index.js';
+import { TikError } from '../../../src/tik/errors.js';
+import { encodeBundle, localTransport, syncWith, type SyncTransport } from '../../../src/tik/sync/index.js';
 import { TestMemoryStore } from './memory-store.js';
+import { signatureSidecar, testKey } from './test-keys.js';
+import type { SshPrivateKey } from '../../../src/core/sshsig.js';
 
-// Law (issue 5 acceptance): replicas that take random writes and random pairwise syncs — some of
-// them interrupted by a crash mid-transfer — hold the same event set and derive the same status
-// for every ticket once every pair has synced.
+const KEYS = new Map<number, SshPrivateKey>();
+const keyOf = (r: number): SshPrivateKey => {
+  let k = KEYS.get(r);
+  if (k === undefined) KEYS.set(r, (k = testKey(`r${r}`)));
+  return k;
+};
+
+// Law (issue 5 acceptance, extended by issue 13): replicas that take random writes and random
+// pairwise syncs — some of them interrupted by a crash mid-transfer, some of them with a hostile
+// peer that is given up on — hold the same event set and derive the same status for every ticket
+// once every pair of honest replicas has synced.
 
 const DEF_TEXT = emit(readEdn(readFileSync(resolve(process.cwd(), '../shared/tik-conformance/processes/support-request.edn'), 'utf8')));
 const DEF = parseProcess(readEdn(DEF_TEXT, 'support-request'), 'support-request');
@@ -27,7 +38,11 @@ type Op =
   | { kind: 'dispute'; r: number; t: number; p: number }
   | { kind: 'retract'; r: number; t: number; p: number }
   | { kind: 'sign'; r: number; t: number; v: number }
-  | { kind: 'sync'; a: number; b: number; crashAfter: number | undefined };
+  | { kind: 'sync'; a: number; b: number; crashAfter: number | undefined }
+  | { kind: 'hostile'; r: number; how: Hostility };
+
+/** How the hostile peer misbehaves (issue 13): each ends the honest replica's session with an error. */
+type Hostility = 'endless' | 'flood' | 'garbage-bundle' | 'bad-hash' | 'refuses-push';
 
 const opArb = (n: number): fc.Arbitrary<Op> => {
   const r = fc.integer({ min: 0, max: n - 1 });
@@ -41,16 +56,18 @@ const opArb = (n: number): fc.Arbitrary<Op> => {
     fc.record({ kind: fc.constant('retract' as const), r, t, p }),
     fc.record({ kind: fc.constant('sign' as const), r, t, v: fc.nat() }),
     fc.record({ kind: fc.constant('sync' as const), a: r, b: r, crashAfter: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }) }),
+    fc.record({ kind: fc.constant('hostile' as const), r, how: fc.constantFrom<Hostility>('endless', 'flood', 'garbage-bundle', 'bad-hash', 'refuses-push') }),
   );
 };
 
-/** A stand-in signature sidecar on one of the replica's events of the ticket (sidecars sync too). */
+/** A real signature sidecar by the replica's key on one of its events of the ticket (sidecars sync too). */
 async function sign(store: TestMemoryStore, op: Extract<Op, { kind: 'sign' }>, signed: Set<string>): Promise<void> {
   const ticket = TICKETS[op.t]!;
-  const ids = (await store.events(ticket)).map((e) => e.id).sort();
-  if (ids.length === 0) return;
-  const name = `${ids[op.v % ids.length]!}.sig.${op.r.toString(16).padStart(16, '0')}`;
-  await store.putSidecar(ticket, name, Buffer.from(`signed by r${op.r}`));
+  const events = [...(await store.events(ticket))].sort((a, b) => (a.id < b.id ? -1 : 1));
+  if (events.length === 0) return;
+  const e = events[op.v % events.length]!;
+  const { name, bytes } = signatureSidecar(keyOf(op.r), e.id, e.bytes);
+  await store.putSidecar(ticket, name, bytes);
   signed.add(`${ticket}/${name}`);
 }
 
@@ -60,7 +77,7 @@ async function sidecars(store: TestMemoryStore): Promise<string[]> {
   return out;
 }
 
-async function write(store: TestMemoryStore, op: Exclude<Op, { kind: 'sync' | 'sign' }>, step: number, written: Set<string>): Promise<void> {
+async function write(store: TestMemoryStore, op: Exclude<Op, { kind: 'sync' | 'sign' | 'hostile' }>, step: number, written: Set<string>): Promise<void> {
   const ticket = TICKETS[op.t]!;
   const existing = (await store.events(ticket)).map((e) => parseEvent(Buffer.from(e.bytes).toString('utf8'), e.id));
   if ((op.kind === 'create') !== (existing.length === 0)) return; // create only new tickets; write only to held ones
@@ -99,6 +116,34 @@ async function sync(a: TestMemoryStore, b: TestMemoryStore, crashAfter?: number)
   }
 }
 
+/**
+ * A hostile peer speaking the wire format in process: it never finishes reconciling, floods ids,
+ * answers fetches with garbage or with bytes that do not hash to their id, or claims everything
+ * is new and then refuses pushes. Whatever it does, the honest replica stores nothing it sends.
+ */
+function hostile(how: Hostility): SyncTransport {
+  const fp = (): number[] => Array.from({ length: 16 }, (_, i) => (i * 37 + Date.now()) & 0xff);
+  const oneId = Uint8Array.from([0x61, 0x00, 0x00, 0x02, 0x01, ...new Uint8Array(32).fill(7)]);
+  return {
+    reconcile: async () => {
+      if (how === 'endless') return Uint8Array.from([0x61, 0x00, 0x00, 0x01, ...fp()]);
+      if (how === 'flood') return Uint8Array.from([0x61, 0x02, 0x00, 0x02, 0x40, ...Array.from({ length: 64 * 32 }, (_, i) => (i * 31 + Date.now()) & 0xff), 0x00, 0x00, 0x01, ...fp()]);
+      if (how === 'refuses-push') return Uint8Array.from([0x61, 0x00, 0x00, 0x02, 0x00]); // "I have nothing": the replica pushes all
+      return oneId;
+    },
+    fetch: async () => {
+      if (how === 'bad-hash') {
+        const { text } = mintEvent({ ticket: new Uuid(TICKETS[0]!), type: kw('ticket/create'), actor: 'mallory', at: new Instant(T0), parents: [], body: ednMapOf({ 'ticket/title': 'forged', 'ticket/process': kw('support-request') }) as never });
+        return encodeBundle({ processes: [], blobs: [], sidecars: [], events: [{ ticket: TICKETS[0]!, id: `sha256-${'07'.repeat(32)}`, bytes: Buffer.from(text) }] });
+      }
+      return Uint8Array.from([0x54, 0x49, 0x4b, 0x42, 0x01, 0x09, 0x09]);
+    },
+    push: async () => {
+      throw new TikError('sync/peer-refused', 'the hostile peer refused the push', {});
+    },
+  };
+}
+
 async function statuses(store: TestMemoryStore): Promise<string[]> {
   const now = new Instant(T0 + 10_000_000);
   const out: string[] = [];
@@ -118,6 +163,15 @@ describe('replica convergence over sync', () => {
           for (const [step, op] of ops.entries()) {
             if (op.kind === 'sync') {
               if (op.a !== op.b) await sync(replicas[op.a]!, replicas[op.b]!, op.crashAfter);
+            } else if (op.kind === 'hostile') {
+              const before = replicas[op.r]!.allIds();
+              const failed = await syncWith(replicas[op.r]!, hostile(op.how), { batch: 2, limits: { rounds: 8, sessionIds: 500 } }).then(
+                () => undefined,
+                (e: unknown) => e,
+              );
+              // given up on, with a typed error (a refused push of nothing is no session at all)
+              if (op.how !== 'refuses-push' || before.length > 0) expect(failed).toBeInstanceOf(TikError);
+              expect(replicas[op.r]!.allIds()).toEqual(before); // and nothing it sent was stored
             } else if (op.kind === 'sign') await sign(replicas[op.r]!, op, signed);
             else await write(replicas[op.r]!, op, step, written);
           }

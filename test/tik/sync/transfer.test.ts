@@ -6,6 +6,10 @@ import { sha256Id } from '../../../src/tik/store/store-names.js';
 import { decodeBundle, encodeBundle, localTransport, receiveBundle, syncWith, type Bundle } from '../../../src/tik/sync/index.js';
 import { Instant, Uuid, ednMapOf, kw } from './edn-helpers.js';
 import { TestMemoryStore } from './memory-store.js';
+import { keyFpr, signatureSidecar, testKey, witnessSidecar } from './test-keys.js';
+import { signSshSignature } from '../../../src/core/sshsig.js';
+
+const KEY = testKey('seb');
 
 const TICKET = '018f2f6e-7c1a-7000-8000-0000000000aa';
 
@@ -46,8 +50,8 @@ describe('sync transfer', () => {
   it('sends parents before children, with sidecars and blobs, and is idempotent', async () => {
     const events = chain(5);
     const a = await storeWith(events);
-    const sig = `${events[2]!.id}.sig.0123456789abcdef`;
-    await a.putSidecar(TICKET, sig, Buffer.from('signature'));
+    const { name: sig, bytes: sigBytes } = signatureSidecar(KEY, events[2]!.id, Buffer.from(events[2]!.text));
+    await a.putSidecar(TICKET, sig, sigBytes);
     const blobHash = await a.putBlob(TICKET, Buffer.from('blob bytes'));
     const attach = mintEvent({
       ticket: new Uuid(TICKET),
@@ -65,10 +69,24 @@ describe('sync transfer', () => {
     const r = await syncWith(b, localTransport(a));
     expect(r.pulled).toBe(6);
     expect(order).toEqual([...events.map((e) => e.id), attach.event.id]);
-    expect(await b.readSidecar(TICKET, sig)).toEqual(Uint8Array.from(Buffer.from('signature')));
+    expect(await b.readSidecar(TICKET, sig)).toEqual(Uint8Array.from(sigBytes));
     expect(await b.readBlob(TICKET, blobHash)).toEqual(Uint8Array.from(Buffer.from('blob bytes')));
     const again = await syncWith(b, localTransport(a));
     expect([again.rounds, again.pulled, again.pushed, b.appends]).toEqual([1, 0, 0, 6]);
+  });
+
+  it('a responder caps its fetch answers in bytes; the initiator asks again for the rest', async () => {
+    const events = chain(40);
+    const a = await storeWith(events);
+    const b = new TestMemoryStore();
+    const sizes: number[] = [];
+    const t = localTransport(a, { limits: { bundleBytes: (1 << 20) + 2000 } });
+    const r = await syncWith(b, { ...t, fetch: async (m) => { const out = await t.fetch(m); sizes.push(out.length); return out; } });
+    expect(r.pulled).toBe(40);
+    expect(r.undelivered).toBe(0);
+    expect(sizes.length).toBeGreaterThan(1); // 40 events do not fit one 2000-byte answer
+    expect(Math.max(...sizes)).toBeLessThan(2000 + 600);
+    expect((await b.events(TICKET)).length).toBe(40);
   });
 
   it('pull only fetches, push only sends', async () => {
@@ -158,29 +176,31 @@ describe('sidecars are members of the reconciled set', () => {
     const a = await storeWith(events);
     const b = new TestMemoryStore();
     await syncWith(b, localTransport(a));
-    const late = `${events[1]!.id}.sig.00000000000000aa`;
-    await a.putSidecar(TICKET, late, Buffer.from('late signature'));
+    const { name: late, bytes: lateBytes } = signatureSidecar(KEY, events[1]!.id, Buffer.from(events[1]!.text));
+    await a.putSidecar(TICKET, late, lateBytes);
     const pull = await syncWith(b, localTransport(a));
     expect([pull.need, pull.pulled]).toEqual([1, 0]); // the event was already there; only the sidecar is new
-    expect(await b.readSidecar(TICKET, late)).toEqual(Uint8Array.from(Buffer.from('late signature')));
-    const other = `${events[2]!.id}.witness.00000000000000bb`;
-    await b.putSidecar(TICKET, other, Buffer.from('witness'));
+    expect(await b.readSidecar(TICKET, late)).toEqual(Uint8Array.from(lateBytes));
+    const { name: other, bytes: otherBytes } = witnessSidecar(KEY, events[2]!.id, Buffer.from(events[2]!.text));
+    await b.putSidecar(TICKET, other, otherBytes);
     await syncWith(b, localTransport(a));
-    expect(await a.readSidecar(TICKET, other)).toEqual(Uint8Array.from(Buffer.from('witness')));
+    expect(await a.readSidecar(TICKET, other)).toEqual(Uint8Array.from(otherBytes));
     expect((await syncWith(b, localTransport(a))).rounds).toBe(1);
   });
 
-  it('two different signatures under one name converge to the bytewise smaller one', async () => {
+  it('two different valid signatures under one name converge to the bytewise smaller one', async () => {
     const events = chain(2);
     const a = await storeWith(events);
     const b = await storeWith(events);
-    const name = `${events[1]!.id}.sig.00000000000000cc`;
-    await a.putSidecar(TICKET, name, Buffer.from('signature-2'));
-    await b.putSidecar(TICKET, name, Buffer.from('signature-1'));
+    const name = `${events[1]!.id}.sig.${keyFpr(KEY)}`;
+    // one key, two hash algorithms: two different signatures, both valid
+    const [s1, s2] = [signSshSignature(KEY, Buffer.from(events[1]!.text), 'tik-event', 'sha256'), signSshSignature(KEY, Buffer.from(events[1]!.text), 'tik-event', 'sha512')].sort();
+    await a.putSidecar(TICKET, name, Buffer.from(s2!));
+    await b.putSidecar(TICKET, name, Buffer.from(s1!));
     await syncWith(a, localTransport(b));
     await syncWith(b, localTransport(a));
-    expect(Buffer.from((await a.readSidecar(TICKET, name))!).toString()).toBe('signature-1');
-    expect(Buffer.from((await b.readSidecar(TICKET, name))!).toString()).toBe('signature-1');
+    expect(Buffer.from((await a.readSidecar(TICKET, name))!).toString()).toBe(s1);
+    expect(Buffer.from((await b.readSidecar(TICKET, name))!).toString()).toBe(s1);
     expect((await syncWith(a, localTransport(b))).rounds).toBe(1);
   });
 });

@@ -5,7 +5,13 @@ import { adminPlugin } from '../../server/admin-plugin.js';
 import { buildApp } from '../../server/app.js';
 import { credentialAdminPlugin } from '../../server/credential-admin-plugin.js';
 import { mvAdminPlugin } from '../../server/mv-admin-plugin.js';
-import { openInstance } from './open-instance.js';
+import { AuditQueue } from '../../audit/audit-queue.js';
+import { SqlAuditStore } from '../../audit/audit-store.js';
+import { newInstanceId } from '../../audit/instance-id.js';
+import { EMBEDDED_REGISTRY_URL } from '../../instance/instance.js';
+import { auditAdminPlugin } from '../../server/audit-admin-plugin.js';
+import { readTlsFiles } from '../../server/tls-files.js';
+import { readInstanceConfig, startInstance } from './open-instance.js';
 
 /** `shoal serve --config FILE [--port P] [--host H]`: the HTTP data API over one instance. */
 export function registerServe(program: Command): void {
@@ -17,13 +23,39 @@ export function registerServe(program: Command): void {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--poll-ms <ms>', 'registry epoch poll interval', (v) => Number.parseInt(v, 10), 2000)
     .action(async (opts: { config: string; port: number; host: string; pollMs: number }) => {
-      const instance = await openInstance(opts.config, { pollMs: opts.pollMs });
+      const loaded = readInstanceConfig(opts.config);
+      const server = loaded.config.stateful.server;
+      // read the certificate before anything starts: a bad server.tls never serves plain HTTP
+      const tls = server.tls ? readTlsFiles(server.tls, loaded.baseDir) : undefined;
+      const instance = await startInstance(loaded, { pollMs: opts.pollMs });
+      // the audit log lives in the registry's database: one log for the fleet
+      const auditConfig = loaded.config.stateful.audit;
+      const auditStore = auditConfig.enabled
+        ? await SqlAuditStore.open(loaded.config.stateful.control_plane.tenant_url ?? EMBEDDED_REGISTRY_URL, { baseDir: loaded.baseDir })
+        : undefined;
+      const queue = auditStore
+        ? new AuditQueue(auditStore, {
+            capacity: auditConfig.queue_size,
+            batchSize: auditConfig.batch_size,
+            metrics: instance.metrics,
+            onError: (e) => process.stderr.write(`shoal: audit log write failed (kept and retried): ${(e as Error).message}\n`),
+          })
+        : undefined;
       const auth = instance.auth;
       if (!auth) throw new ShoalError('INTERNAL_AUTH', 'the instance started without an authenticator');
       const app = await buildApp({
         service: instance,
+        server,
+        bindHost: opts.host,
+        ...(tls ? { tls } : {}),
+        audit: { instanceId: newInstanceId(), ...(queue ? { sink: queue } : {}) },
         logger: { level: process.env.SHOAL_LOG_LEVEL ?? 'info' },
-        plugins: [adminPlugin(instance), mvAdminPlugin(instance), credentialAdminPlugin(auth)],
+        plugins: [
+          adminPlugin(instance),
+          mvAdminPlugin(instance),
+          credentialAdminPlugin(auth),
+          auditAdminPlugin({ registry: instance.registry, ...(auditStore && queue ? { audit: { store: auditStore, queue } } : {}) }),
+        ],
       });
       if (auth.authenticator.provider === 'none') {
         app.log.warn(AUTH_OFF_WARNING);
@@ -31,6 +63,8 @@ export function registerServe(program: Command): void {
       }
       const shutdown = async (): Promise<void> => {
         await app.close().catch(() => undefined);
+        await queue?.close();
+        await auditStore?.close().catch(() => undefined);
         await instance.close();
         process.exit(0);
       };

@@ -46,8 +46,12 @@ export interface DuckDbEngineOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** DuckDB worker threads (default 2). */
   readonly threads?: number;
-  /** DuckDB memory limit, e.g. `'1GB'`. */
+  /** DuckDB memory limit, e.g. `'1GB'` (`server.limits.memory_limit`). */
   readonly memoryLimit?: string;
+  /** DuckDB `max_temp_directory_size`: the spill space queries may use (`server.limits.max_temp_directory_size`). */
+  readonly maxTempDirectorySize?: string;
+  /** Server-side statement timeout for every source statement a landing sends (ms; `server.limits.request_timeout`). */
+  readonly sourceStatementTimeoutMs?: number;
   /**
    * Use this in-memory instance instead of creating one (benchmarks comparing against raw DuckDB,
    * tests that tamper with the catalog). The engine closes it on `close()`.
@@ -88,7 +92,10 @@ export function landingTableName(entry: Pick<CatalogEntry, 'key'>): string {
   return `_land_${digest}_${entry.key.replace(/[^A-Za-z0-9_]/g, '_')}`.slice(0, 120);
 }
 
-function cancelled(): ShoalError {
+/** Why the query stopped: the signal's own reason when it is ours (QUERY_TIMEOUT), else a cancellation. */
+function cancelled(signal?: AbortSignal): ShoalError {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof ShoalError) return reason;
   return new ShoalError('QUERY_CANCELLED', 'the query was cancelled', { hint: 'the client went away or the request timed out' });
 }
 
@@ -97,6 +104,12 @@ function engineError(e: unknown): ShoalError {
   if (isCodedError(e)) return e as ShoalError;
   const text = e instanceof Error ? e.message : String(e);
   const kind = /^([A-Za-z ]+ Error):/.exec(text)?.[1] ?? 'Error';
+  if (kind === 'Out of Memory Error') {
+    return new ShoalError('QUERY_MEMORY_LIMIT', 'the query needs more memory than the engine may use', {
+      hint: 'narrow the query (fewer rows, columns or groups), or ask the operator about server.limits.memory_limit and max_temp_directory_size',
+      cause: e,
+    });
+  }
   return new ShoalError('ENGINE_QUERY_FAILED', `the engine could not run the query (${kind})`, {
     hint: 'check the SQL against the registered tables and columns',
     cause: e,
@@ -159,6 +172,7 @@ export class DuckDbEngine implements Engine {
       autoinstall_known_extensions: 'false',
     };
     if (options.memoryLimit !== undefined) config['memory_limit'] = options.memoryLimit;
+    if (options.maxTempDirectorySize !== undefined) config['max_temp_directory_size'] = options.maxTempDirectorySize;
     if (options.extensionDirectory !== undefined) config['extension_directory'] = options.extensionDirectory;
     const ownSpill = options.tempDirectory === undefined ? join(tmpdir(), `shoal-duckdb-${process.pid}-${++engineCount}`) : undefined;
     config['temp_directory'] = options.tempDirectory ?? (ownSpill as string);
@@ -170,7 +184,7 @@ export class DuckDbEngine implements Engine {
     await admin.run('SET GLOBAL integer_division = true');
     DuckDBTimestampTZValue.timezoneOffsetInMinutes = 0;
     const env = options.env ?? process.env;
-    const engine = new DuckDbEngine(instance, admin, new SourcePool(env), env, options.installExtensions ?? true, options.clock ?? (() => Date.now()));
+    const engine = new DuckDbEngine(instance, admin, new SourcePool(env, options.sourceStatementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.sourceStatementTimeoutMs }), env, options.installExtensions ?? true, options.clock ?? (() => Date.now()));
     engine.spillDirectory = ownSpill;
     return engine;
   }
@@ -403,10 +417,11 @@ export class DuckDbEngine implements Engine {
     } catch (e) {
       // Pushdown is an optimization: if the source rejects the narrowed statement (a literal its
       // column type cannot take), fetch without predicates rather than fail the query.
-      if (!(e instanceof ShoalError && e.code === 'SOURCE_QUERY_FAILED' && safe.predicates.length > 0)) throw e;
+      // (PostgreSQL reports that as a data exception: 22P02 invalid text representation.)
+      if (!(e instanceof ShoalError && (e.code === 'SOURCE_QUERY_FAILED' || e.code === 'SQL_DATA_EXCEPTION') && safe.predicates.length > 0)) throw e;
       fetched = await connector.fetch(entry, { columns: need.columns, predicates: [] }, options.signal);
     }
-    if (options.signal?.aborted) throw cancelled();
+    if (options.signal?.aborted) throw cancelled(options.signal);
     const columns = await landRows(conn, landingTableName(entry), entry.source.id, fetched.columns, fetched.rows);
     options.onLanding?.({
       table: { sourceId: entry.source.id, schema: entry.schema, table: entry.table },
@@ -440,10 +455,16 @@ export class DuckDbEngine implements Engine {
   async *execute(sql: string, options: ExecuteOptions = {}): AsyncGenerator<RowBatch, void, undefined> {
     this.checkOpen();
     const { signal } = options;
-    if (signal?.aborted) throw cancelled();
+    if (signal?.aborted) throw cancelled(signal);
     const conn = await this.instance.connect();
     const onAbort = (): void => conn.interrupt();
     signal?.addEventListener('abort', onAbort);
+    // An abort while connecting fired before the listener existed: nothing would interrupt the statement.
+    if (signal?.aborted) {
+      signal.removeEventListener('abort', onAbort);
+      conn.closeSync();
+      throw cancelled(signal);
+    }
     const landed = new Set<string>();
     const landedTables: string[] = [];
     // Tables landed with a projection: if the query reads a column outside it, land them whole.
@@ -477,7 +498,7 @@ export class DuckDbEngine implements Engine {
           if (params.length > 0) prepared.bind(params);
           result = await prepared.stream();
         } catch (e) {
-          if (signal?.aborted) throw cancelled();
+          if (signal?.aborted) throw cancelled(signal);
           const message = e instanceof Error ? e.message : '';
           // A landed table the caller gave no spec for: land it whole, then bind again.
           const temp = /_land_[0-9a-f]{8}_[A-Za-z0-9_]*/.exec(message)?.[0];
@@ -513,20 +534,20 @@ export class DuckDbEngine implements Engine {
       let yielded = false;
       try {
         for await (const chunk of result) {
-          if (signal?.aborted) throw cancelled();
+          if (signal?.aborted) throw cancelled(signal);
           if (chunk.rowCount === 0) continue;
           yielded = true;
           yield { columns, rows: chunk.convertRows(JsonDuckDBValueConverter) as Cell[][] };
         }
       } catch (e) {
-        if (signal?.aborted) throw cancelled();
+        if (signal?.aborted) throw cancelled(signal);
         throw engineError(e);
       }
       // An interrupt can end the stream early without an error: never pass that off as complete.
-      if (signal?.aborted) throw cancelled();
+      if (signal?.aborted) throw cancelled(signal);
       if (!yielded) yield { columns, rows: [] };
     } catch (e) {
-      if (signal?.aborted && !(e instanceof ShoalError && e.code === 'QUERY_CANCELLED')) throw cancelled();
+      if (signal?.aborted && !(e instanceof ShoalError && (e.code === 'QUERY_CANCELLED' || e.code === 'QUERY_TIMEOUT'))) throw cancelled(signal);
       throw e;
     } finally {
       signal?.removeEventListener('abort', onAbort);

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { TikError } from '../../errors.js';
+import { ADMISSION_LIMITS, readFileBounded } from '../../store/admission/index.js';
 import type { CliContext } from '../context.js';
 import { printWarnings, serviceFor } from '../service.js';
 import { printWritten } from '../written.js';
@@ -16,12 +16,9 @@ export function registerAttach(program: Command, ctx: CliContext): void {
     .option('--as <path>', 'the artifact path guards match (default repro/<file name>)')
     .option('--json', 'print the written event id as JSON')
     .action(async (prefix: string, file: string, opts: { as?: string; json?: boolean }) => {
-      let bytes: Buffer;
-      try {
-        bytes = await readFile(ctx.path(file));
-      } catch {
-        throw new TikError('cli/no-file', `cannot read ${file}`, { where: file, hint: 'give the path of an existing file' });
-      }
+      // bounded while reading: an endless file stops at the shared blob limit
+      const bytes = await readFileBounded(ctx.path(file), ADMISSION_LIMITS.blob, file);
+      if (bytes === undefined) throw new TikError('cli/no-file', `cannot read ${file}`, { where: file, hint: 'give the path of an existing file' });
       const path = opts.as ?? `repro/${basename(file)}`;
       if (path === '') throw new TikError('cli/usage', '--as needs a non-empty artifact path', { where: '--as' });
       const svc = await serviceFor(ctx, { write: true });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { TikError } from '../../errors.js';
+import { ADMISSION_LIMITS, checkSize } from '../../store/admission/index.js';
 import type { CliContext } from '../context.js';
 import { printWarnings, serviceFor } from '../service.js';
 import { printWritten } from '../written.js';
@@ -18,6 +19,7 @@ export function registerComment(program: Command, ctx: CliContext): void {
     .action(async (prefix: string, words: string[], opts: { json?: boolean }) => {
       const text = words.join(' ');
       if (text.trim() === '') throw new TikError('cli/usage', 'a comment needs some text', { where: 'text' });
+      checkSize('a comment', Buffer.byteLength(text, 'utf8'), ADMISSION_LIMITS.blob, 'text');
       const svc = await serviceFor(ctx, { write: true });
       const r = await svc.comment({ actor: ctx.actor(), ticket: prefix, text });
       printWarnings(ctx, r.warnings);

@@ -11,6 +11,9 @@ import { readTokensFile, type Authorship } from '../../server/index.js';
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
+/** How long requests in flight may finish after SIGTERM before their sockets are closed. */
+const SHUTDOWN_GRACE_MS = 5000;
+
 function positive(name: string, text: string, max: number): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0 || n > max) {
@@ -43,7 +46,12 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--admit <policy>', 'admission policy: "signed" admits only events signed by their own actor\'s registered key (writes arrive by sync push)')
     .option('--open-writes', 'take API writes from anyone who reaches the port, as the actor they name (a trusted network only)')
     .option('--allow-host <name>', 'answer only requests whose Host is this name (repeatable; default: any)', collect, [] as string[])
-    .action(async (opts: { port: string; host: string; peer: string[]; interval: string; effectsDb?: string; shard?: string; shardPeer: string[]; recur: string[]; recurrences?: string; recurInterval: string; tokens?: string; admit?: string; openWrites?: boolean; allowHost: string[] }) => {
+    .option('--headers-timeout <seconds>', 'close a connection whose request headers are not complete within this', '10')
+    .option('--request-timeout <seconds>', 'close a connection whose whole request is not received within this', '300')
+    .option('--max-sockets <n>', 'open sockets at most; past it the oldest idle or slow one is closed', '512')
+    .option('--sync-timeout <seconds>', 'per request to a peer during anti-entropy', '60')
+    .option('--sync-max-rounds <n>', 'reconciliation round trips per anti-entropy session before a peer is given up on and quarantined', '2048')
+    .action(async (opts: { port: string; host: string; peer: string[]; interval: string; effectsDb?: string; shard?: string; shardPeer: string[]; recur: string[]; recurrences?: string; recurInterval: string; tokens?: string; admit?: string; openWrites?: boolean; allowHost: string[]; headersTimeout: string; requestTimeout: string; maxSockets: string; syncTimeout: string; syncMaxRounds: string }) => {
       const port = positive('--port', opts.port, 65535);
       const interval = Number(opts.interval);
       if (!(interval > 0)) throw new TikError('cli/usage', `--interval must be a positive number of seconds, got ${JSON.stringify(opts.interval)}`, { where: '--interval', hint: 'e.g. --interval 5' });
@@ -77,21 +85,37 @@ export function registerServe(program: Command, ctx: CliContext): void {
         ...(await readRecurrencesFile(opts.recurrences !== undefined ? ctx.path(opts.recurrences) : defaultRecurrencesFile(store, ctx.io.cwd), opts.recurrences !== undefined, recurActor)),
         ...opts.recur.map((f) => parseRecurFlag(f, recurActor)),
       ];
+      const seconds = (flag: string, text: string): number => {
+        const n = Number(text);
+        if (!(n > 0 && n <= 86_400)) throw new TikError('cli/usage', `${flag} must be a number of seconds between 0 and 86400, got ${JSON.stringify(text)}`, { where: flag, hint: `e.g. ${flag} 10` });
+        return Math.round(n * 1000);
+      };
+      const limits = {
+        headersTimeoutMs: seconds('--headers-timeout', opts.headersTimeout),
+        requestTimeoutMs: seconds('--request-timeout', opts.requestTimeout),
+        maxSockets: Math.max(1, positive('--max-sockets', opts.maxSockets, 1_000_000)),
+      };
+      const syncLimits = { requestTimeoutMs: seconds('--sync-timeout', opts.syncTimeout), rounds: Math.max(1, positive('--sync-max-rounds', opts.syncMaxRounds, 1_000_000)) };
       // The replica's own key signs only events that name the replica's own actor (its recurrences).
       const key = envSigningKey(ctx);
       const self = { actor: recurActor, ...(key ? { key } : {}) };
-      const server = await buildTikServer({ root, cwd: ctx.io.cwd, store, env: ctx.io.env, authorship, self, ...(ctx.io.env.TIK_PEER_TOKEN ? { peerToken: ctx.io.env.TIK_PEER_TOKEN } : {}), ...(opts.allowHost.length > 0 ? { allowedHosts: opts.allowHost } : {}), peers: opts.peer, intervalSeconds: interval, logger: true, ...(effects ? { effects } : {}), ...(shard ? { shard } : {}), shardPeers: opts.shardPeer, recur: { recurrences, intervalSeconds: recurInterval } });
+      const server = await buildTikServer({ root, cwd: ctx.io.cwd, store, env: ctx.io.env, authorship, self, ...(ctx.io.env.TIK_PEER_TOKEN ? { peerToken: ctx.io.env.TIK_PEER_TOKEN } : {}), ...(opts.allowHost.length > 0 ? { allowedHosts: opts.allowHost } : {}), peers: opts.peer, intervalSeconds: interval, logger: true, ...(effects ? { effects } : {}), ...(shard ? { shard } : {}), shardPeers: opts.shardPeer, recur: { recurrences, intervalSeconds: recurInterval }, limits, syncLimits });
       const address = await server.app.listen({ port, host: opts.host });
       ctx.warn(`serving ${store.location} on ${address}${shard ? ` as shard ${shardText(shard)}` : ''} (peers: ${opts.peer.length === 0 ? 'none' : opts.peer.join(' ')}; writes: ${authorship.mode})`);
       server.antiEntropy.start();
       server.effects?.start();
       server.startRecur();
       if (recurrences.length > 0) ctx.warn(`scheduling ${recurrences.map((r) => `${r.process} ${r.cadence} as ${r.actor}`).join(', ')}`);
+      // SIGTERM/SIGINT: stop listening, abort syncs in flight, give requests a bounded grace, exit.
+      // A second signal, or a close that overruns its grace, exits at once: stopping always stops.
       await new Promise<void>((resolve) => {
+        let stopping = false;
         const stop = (): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          void server.close().then(resolve, resolve);
+          if (stopping) process.exit(1);
+          stopping = true;
+          ctx.warn('stopping: closing listeners, aborting syncs in flight');
+          setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + 5000).unref();
+          void server.close(SHUTDOWN_GRACE_MS).then(resolve, resolve);
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);

@@ -4,12 +4,18 @@ import { SHARD_HEADER } from '../../shard/shard-directory.js';
 import { parseShardSpec, shardText, type ShardSpec } from '../../shard/shard-spec.js';
 import { ShardStore } from '../../shard/shard-store.js';
 import type { EventStore } from '../../store/store.js';
-import { httpTransport, syncWith } from '../../sync/index.js';
+import { isCodedError } from '../../../core/errors.js';
+import { effectiveRegister } from '../../roles/effective-register.js';
+import { compareRoles, peerRolesDigest, rolesDifferLine } from '../../roles/peer-roles.js';
+import { httpTransport, syncWith, type SyncReport } from '../../sync/index.js';
 import { tokenHeaders } from '../remote-store.js';
 import type { CliContext } from '../context.js';
 import { openStore } from '../store-access.js';
 
-/** `tik sync URL [--pull | --push] [--json]`: reconcile with a `tik serve` replica, then pull and push. */
+/**
+ * `tik sync URL [--pull | --push] [--json] [--timeout S] [--max-rounds N]`: reconcile with a
+ * `tik serve` replica, then pull and push, bounded like every sync session (docs/tik-sync.md).
+ */
 export function registerSync(program: Command, ctx: CliContext): void {
   program
     .command('sync')
@@ -18,20 +24,40 @@ export function registerSync(program: Command, ctx: CliContext): void {
     .option('--pull', 'only fetch what this store lacks')
     .option('--push', 'only send what the replica lacks')
     .option('--json', 'print the sync report as JSON (see docs/tik-sync.md)')
-    .action(async (url: string, opts: { pull?: boolean; push?: boolean; json?: boolean }) => {
+    .option('--timeout <seconds>', 'per request to the replica', '60')
+    .option('--max-rounds <n>', 'reconciliation round trips before the replica is given up on', '2048')
+    .action(async (url: string, opts: { pull?: boolean; push?: boolean; json?: boolean; timeout: string; maxRounds: string }) => {
       if (opts.pull && opts.push) throw new TikError('cli/usage', '--pull and --push exclude each other (give neither to do both)', { where: '--pull/--push', hint: 'tik sync URL' });
+      const timeout = Number(opts.timeout);
+      if (!(timeout > 0 && timeout <= 86_400)) throw new TikError('cli/usage', `--timeout must be a number of seconds between 0 and 86400, got ${JSON.stringify(opts.timeout)}`, { where: '--timeout', hint: 'e.g. --timeout 60' });
+      const rounds = Number(opts.maxRounds);
+      if (!(Number.isInteger(rounds) && rounds >= 1 && rounds <= 1_000_000)) throw new TikError('cli/usage', `--max-rounds must be an integer between 1 and 1000000, got ${JSON.stringify(opts.maxRounds)}`, { where: '--max-rounds', hint: 'e.g. --max-rounds 2048' });
       // A sharded replica reconciles only its shard: sync exactly that part of this store, saying which.
       const shard = await peerShard(url);
-      const transport = httpTransport(url, { headers: { ...tokenHeaders(ctx), ...(shard ? { [SHARD_HEADER]: shardText(shard) } : {}) } });
+      const transport = httpTransport(url, { timeoutMs: Math.round(timeout * 1000), headers: { ...tokenHeaders(ctx), ...(shard ? { [SHARD_HEADER]: shardText(shard) } : {}) } });
       const local = await openStore(ctx);
       const store: EventStore = shard ? new ShardStore(local, shard) : local;
       if (shard) ctx.warn(`${url} holds shard ${shardText(shard)}: syncing only this store's tickets of that shard`);
-      const report = await syncWith(store, transport, {
-        direction: opts.pull ? 'pull' : opts.push ? 'push' : 'both',
-        onProgress: (line) => ctx.warn(line),
-      });
-      if (opts.json) ctx.json(report);
-      else ctx.out(`synced with ${url}: pulled ${report.pulled}, pushed ${report.pushed} (${report.rounds} round trip(s), ${report.reconcileBytesSent + report.reconcileBytesReceived} reconciliation bytes)`);
+      let report: SyncReport;
+      try {
+        report = await syncWith(store, transport, {
+          direction: opts.pull ? 'pull' : opts.push ? 'push' : 'both',
+          onProgress: (line) => ctx.warn(line),
+          limits: { rounds },
+        });
+      } catch (e) {
+        // A peer that broke a limit is given up on for this run; --json says so in the report too.
+        if (opts.json && isCodedError(e)) ctx.json({ ok: false, peer: url, gaveUp: /^sync\/(peer-limit|timeout|bad-|refused|truncated|too-large)/.test(e.code), error: { code: e.code, message: e.message } });
+        throw e;
+      }
+      // The same events derive the same stages only under the same roles register: compare.
+      const roles = compareRoles(url, await effectiveRegister(store), await peerRolesDigest(url, { headers: { ...tokenHeaders(ctx), ...(shard ? { [SHARD_HEADER]: shardText(shard) } : {}) } }));
+      const differ = rolesDifferLine(roles);
+      if (opts.json) ctx.json({ ok: true, ...report, roles: { local: roles.local, peer: roles.peer ?? null, verdict: roles.verdict } });
+      else {
+        ctx.out(`synced with ${url}: pulled ${report.pulled}, pushed ${report.pushed} (${report.rounds} round trip(s), ${report.reconcileBytesSent + report.reconcileBytesReceived} reconciliation bytes)${report.truncated ? ' — more to do: run tik sync again' : ''}`);
+        if (differ) ctx.out(differ);
+      }
     });
 }
 

@@ -1,4 +1,7 @@
 import type { Command } from 'commander';
+import { effectiveRegister } from '../../roles/effective-register.js';
+import { compareRoles, peerRolesDigest, rolesDifferLine } from '../../roles/peer-roles.js';
+import { TikError } from '../../errors.js';
 import { resolveTicket } from '../../store/resolve-ticket.js';
 import { verifyStore, type VerifyReport } from '../../verify/index.js';
 import type { CliContext } from '../context.js';
@@ -7,7 +10,8 @@ import { openStore } from '../store-access.js';
 /**
  * `tik verify [id] [--json]`: the verify ladder per ticket — L0 bytes, names, schema, parents,
  * one root; L1 signatures against `actors`; L2 the pin resolves and derivation succeeds; L3 head
- * witnesses — plus the store-wide archive check. Exit 0 only if every ticket passes.
+ * witnesses — plus the store-wide archive check, and the roles register in effect (compared with
+ * each `--peer`'s). Exit 0 only if every ticket passes and no peer's roles differ.
  */
 export function registerVerify(program: Command, ctx: CliContext): void {
   program
@@ -15,13 +19,31 @@ export function registerVerify(program: Command, ctx: CliContext): void {
     .description('check every ticket (or one): bytes and names (L0), signatures (L1), pinned definition and derivation (L2)')
     .argument('[ticket]', 'ticket id or unique prefix (default: every ticket)')
     .option('--json', 'print the verify report as JSON (see docs/tik.md)')
-    .action(async (prefix: string | undefined, opts: { json?: boolean }) => {
+    .option('--peer <url>', 'also check that this tik serve replica derives with the same roles register (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .action(async (prefix: string | undefined, opts: { json?: boolean; peer: string[] }) => {
+      for (const p of opts.peer) {
+        if (!/^https?:\/\/[^\s]+$/.test(p)) throw new TikError('cli/usage', `--peer must be an http(s) URL, got ${JSON.stringify(p)}`, { where: '--peer', hint: 'e.g. --peer http://127.0.0.1:7777' });
+      }
       const store = await openStore(ctx);
       const ticket = prefix !== undefined ? await resolveTicket(store, prefix) : undefined;
       const report = await verifyStore(store, { ...(ticket !== undefined ? { ticket } : {}), now: ctx.clock.now() });
-      if (opts.json) ctx.json(report);
-      else ctx.out(renderVerify(report));
-      if (!report.ok) ctx.fail(1);
+      const register = await effectiveRegister(store);
+      const peers = await Promise.all(opts.peer.map(async (url) => compareRoles(url, register, await peerRolesDigest(url))));
+      const rolesOk = peers.every((p) => p.verdict !== 'differs');
+      const roles = { source: register.source, status: register.status, digest: register.digest ?? null, fileDiffers: register.fileDiffers, ...(register.contenders ? { contenders: register.contenders } : {}), peers };
+      if (opts.json) ctx.json({ ...report, ok: report.ok && rolesOk, roles });
+      else {
+        const lines = [renderVerify(report), `roles: ${register.source === 'ticket' ? 'the replicated roles ticket' : register.source === 'file' ? 'roles.edn (not replicated)' : 'none'} ${register.digest ?? ''}`.trimEnd()];
+        if (register.status === 'conflicted') lines.push(`WARN roles: concurrent publishes contend (${register.contenders!.join(', ')}); each role keeps only the members all of them name`);
+        if (register.fileDiffers) lines.push('WARN roles: roles.edn differs from the replicated register in effect (tik roles publish replicates it)');
+        for (const p of peers) {
+          const line = rolesDifferLine(p);
+          if (line) lines.push(`FAIL ${line}`);
+          else if (p.verdict === 'unknown') lines.push(`WARN roles: ${p.url} did not say which roles register it derives with`);
+        }
+        ctx.out(lines.join('\n'));
+      }
+      if (!report.ok || !rolesOk) ctx.fail(1);
     });
 }
 

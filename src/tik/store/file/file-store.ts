@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createFileAtomic, writeFileAtomic, type AtomicWriteHooks } from '../../../core/fs-atomic.js';
+import { createDirWithFile, createFileAtomic, removeStaleTemps, writeFileAtomic, type AtomicWriteHooks } from '../../../core/fs-atomic.js';
 import { CodedError } from '../../../core/errors.js';
 import type { AllowedSigner } from '../../../core/sshsig.js';
 import { TikError } from '../../errors.js';
@@ -45,6 +45,7 @@ import {
   processesDir,
   rolesPath,
   sidecarPath,
+  ticketDir,
   ticketsDir,
 } from './file-layout.js';
 
@@ -191,6 +192,16 @@ export class FileStore implements EventStore {
     checkContentId(id);
     checkBytesMatch(id, bytes, `ticket ${ticket}`);
     if (await this.hasEvent(ticket, id)) return false;
+    // A ticket directory appears only with its first event (built aside, renamed into place): a
+    // crash never leaves an empty ticket that listings and verify would trip over.
+    if (!(await exists(ticketDir(this.base, ticket)))) {
+      try {
+        if (await createDirWithFile(ticketDir(this.base, ticket), join('events', `${id}.edn`), bytes, this.hooks)) return true;
+      } catch (e) {
+        if (e instanceof CodedError) throw e;
+        throw ioError(e, ticketDir(this.base, ticket));
+      }
+    }
     return this.create(eventPath(this.base, ticket, id), bytes);
   }
 
@@ -204,6 +215,8 @@ export class FileStore implements EventStore {
     });
     const bytes = await readAll(ids.map((id) => eventPath(this.base, ticket, id)));
     const out: StoredEvent[] = ids.map((id, i) => Object.freeze({ id, bytes: bytes[i]! }));
+    // temporaries of a writer killed before its rename: invisible, and cleared here
+    if (names.some((n) => n.startsWith('.tmp-'))) await removeStaleTemps(dir, names);
     if (names.includes(PACK_INDEX_FILE)) {
       // Loose and packed events merge on read; a loose copy wins.
       const loose = new Set(ids);
@@ -258,6 +271,7 @@ export class FileStore implements EventStore {
       throw ioError(e, dir);
     }
     const out: string[] = [];
+    if (entries.some((e) => e.name.startsWith('.tmp-'))) await removeStaleTemps(dir, entries.map((e) => e.name));
     for (const e of entries) {
       if (!TICKET_UUID.test(e.name)) continue;
       // A symlinked ticket directory counts if it points at a directory.

@@ -1,0 +1,46 @@
+/**
+ * The request deadline (`server.limits.request_timeout`): one signal that aborts when the caller
+ * aborts (the client went away) or when the deadline passes, whichever is first. Aborting at the
+ * deadline carries QUERY_TIMEOUT as the reason, so the engine interrupts its statement, every
+ * source driver cancels its own, and the client is told it ran out of time (504), not that it
+ * cancelled.
+ */
+import { ShoalError } from '../errors.js';
+
+export interface Deadline {
+  readonly signal: AbortSignal;
+  /** Stop the timer and detach from the caller's signal (the request is over). Idempotent. */
+  dispose(): void;
+}
+
+export function requestDeadline(parent: AbortSignal, timeoutMs: number): Deadline {
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    controller.abort(
+      new ShoalError('QUERY_TIMEOUT', `the query ran longer than the request timeout (${timeoutMs / 1000} s)`, {
+        hint: 'narrow the query (filters, fewer rows or columns), or ask the operator about server.limits.request_timeout',
+      }),
+    );
+  }, timeoutMs);
+  // An idle deadline must not keep the process alive.
+  timer.unref();
+  const onParent = (): void => controller.abort(parent.reason);
+  if (parent.aborted) onParent();
+  else parent.addEventListener('abort', onParent, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      parent.removeEventListener('abort', onParent);
+    },
+  };
+}
+
+/** `batches`, calling `done` once when the stream ends, fails or is abandoned. */
+export async function* disposing<T>(batches: AsyncIterable<T>, done: () => void): AsyncGenerator<T, void, undefined> {
+  try {
+    yield* batches;
+  } finally {
+    done();
+  }
+}

@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { connect, createServer, type Socket } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openStore, closeStore } from '../../../src/tik/store/index.js';
+import { startServer, type ServerProcess } from '../../support/processes.js';
+import { cleanup, supportStore, tik } from '../../tik/cli/harness.js';
+import { fakePeer, type FakePeer } from '../../tik/sync/fake-peer.js';
+
+// Issue 13 / issue 12 with real `tik serve` processes on loopback: a hostile --peer is given up on
+// and quarantined without starving an honest one; SIGTERM stops a replica in the middle of a
+// hostile sync; slow headers and bodies are timed out; a crowd of slow sockets does not lock out
+// /health; pushes of 1 GiB in all keep the replica's memory under the documented bound.
+
+const dirs: string[] = [];
+const servers: ServerProcess[] = [];
+const fakes: FakePeer[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.kill();
+  for (const f of fakes) await f.close();
+  dirs.forEach(cleanup);
+});
+
+const freePort = (): Promise<number> =>
+  new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `check` returns a value (the deadline only guards against a hang; nothing is timed). */
+async function until<T>(what: string, check: () => Promise<T | undefined>, deadlineMs = 60_000): Promise<T> {
+  const end = Date.now() + deadlineMs;
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+async function serve(args: readonly string[]): Promise<{ server: ServerProcess; dir: string }> {
+  const dir = await supportStore();
+  dirs.push(dir);
+  const port = await freePort();
+  const server = await startServer(['--root', dir, 'serve', '--port', String(port), ...args], { cwd: dir, port, system: 'tik', readyPath: '/health', env: { TIK_ACTOR: 'replica' } });
+  servers.push(server);
+  return { server, dir };
+}
+
+interface PeerStatus {
+  url: string;
+  state: string;
+  failures: number;
+  lastError?: { code: string; message: string };
+}
+const health = async (s: ServerProcess): Promise<{ status: string; peerStatus: PeerStatus[] }> => (await (await fetch(`${s.url}/health`)).json()) as { status: string; peerStatus: PeerStatus[] };
+
+/** Resolves when a request can take more bytes, or is gone. */
+const drained = (req: ReturnType<typeof request>): Promise<void> =>
+  new Promise((r) => {
+    const done = (): void => {
+      req.off('drain', done);
+      req.off('close', done);
+      r();
+    };
+    req.once('drain', done);
+    req.once('close', done);
+  });
+
+const endlessAnswer = (): Buffer => Buffer.from([0x61, 0x00, 0x00, 0x01, ...randomBytes(16)]);
+
+const exited = (s: ServerProcess): Promise<number | null> =>
+  s.child.exitCode !== null || s.child.signalCode !== null ? Promise.resolve(s.child.exitCode) : new Promise((r) => s.child.once('exit', (code) => r(code)));
+
+describe('tik serve against hostile peers and clients', () => {
+  it('a hostile --peer is quarantined after the round limit and does not starve an honest peer', async () => {
+    const hostile = await fakePeer({ '/sync/v1/reconcile': (_q, _b, res) => res.end(endlessAnswer()) });
+    fakes.push(hostile);
+    const honest = await serve([]);
+    const made = await tik(honest.dir, ['new', 'support-request', '--title', 'from the honest peer', '--json']);
+    expect(made.code).toBe(0);
+    const ticket = (JSON.parse(made.stdout) as { ticket: string }).ticket;
+    const a = await serve(['--peer', hostile.url, '--peer', honest.server.url, '--interval', '0.3', '--sync-max-rounds', '30']);
+    await until('the honest peer’s ticket at A', async () => {
+      const store = await openStore(a.dir);
+      try {
+        return (await store.ticketIds()).includes(ticket) ? true : undefined;
+      } finally {
+        await closeStore(store);
+      }
+    });
+    const h = await until('the hostile peer quarantined on /health', async () => {
+      const body = await health(a.server);
+      return body.peerStatus.find((p) => p.url === hostile.url)?.state === 'quarantined' ? body : undefined;
+    });
+    const bad = h.peerStatus.find((p) => p.url === hostile.url)!;
+    expect(bad.lastError?.code).toBe('sync/peer-limit');
+    expect(bad.lastError?.message).toMatch(/gave up after 30 reconciliation round trips/);
+    await until('the honest peer ok on /health', async () => ((await health(a.server)).peerStatus.find((p) => p.url === honest.server.url)?.state === 'ok' ? true : undefined));
+    await sleep(1000); // several anti-entropy intervals: a quarantined peer is not asked again
+    expect(hostile.calls.get('/sync/v1/reconcile')).toBe(30);
+    expect(a.server.output()).toMatch(/anti-entropy: peer quarantined/);
+  });
+
+  it('SIGTERM stops tik serve in the middle of a sync with a peer that never answers', async () => {
+    const silent = await fakePeer({ '/sync/v1/reconcile': () => undefined });
+    fakes.push(silent);
+    const a = await serve(['--peer', silent.url, '--interval', '0.2', '--sync-timeout', '3600']);
+    await until('a sync in flight', async () => ((silent.calls.get('/sync/v1/reconcile') ?? 0) > 0 ? true : undefined));
+    const code = exited(a.server);
+    a.server.child.kill('SIGTERM');
+    expect(await Promise.race([code, sleep(30_000).then(() => 'still running')])).toBe(0);
+  });
+
+  it('closes connections whose headers or body never finish', async () => {
+    const a = await serve(['--headers-timeout', '1', '--request-timeout', '2']);
+    const port = Number(new URL(a.server.url).port);
+    const closedAfter = async (write: (s: Socket) => void): Promise<string> => {
+      const s = connect(port, '127.0.0.1');
+      let answer = '';
+      s.on('data', (d: Buffer) => (answer += d.toString()));
+      const closed = new Promise<string>((r) => s.once('close', () => r(answer)));
+      s.once('connect', () => write(s));
+      return Promise.race([closed, sleep(30_000).then(() => 'still open')]);
+    };
+    expect(await closedAfter((s) => s.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n'))).not.toBe('still open');
+    const slowBody = await closedAfter((s) => s.write('POST /sync/v1/push HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\nTIKB'));
+    expect(slowBody).not.toBe('still open');
+    expect(slowBody).toMatch(/^HTTP\/1\.1 408|^$/);
+    expect((await health(a.server)).status).toBe('ok');
+  });
+
+  it('1,100 slow sockets do not lock out /health (the oldest idle ones are closed)', async () => {
+    const a = await serve([]);
+    const port = Number(new URL(a.server.url).port);
+    const sockets: Socket[] = [];
+    let closed = 0;
+    try {
+      for (let i = 0; i < 1100; i++) {
+        const s = connect(port, '127.0.0.1');
+        s.on('error', () => undefined);
+        s.once('close', () => closed++);
+        s.once('connect', () => s.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: '));
+        sockets.push(s);
+        if (i % 100 === 99) await sleep(20);
+      }
+      await until('the crowd connected', async () => (sockets.every((s) => !s.connecting) ? true : undefined));
+      const res = await fetch(`${a.server.url}/health`);
+      expect(res.status).toBe(200);
+      await until('the oldest slow sockets closed', async () => (closed >= 1100 - 512 ? true : undefined));
+    } finally {
+      for (const s of sockets) s.destroy();
+    }
+    expect(a.server.child.exitCode).toBeNull();
+  });
+
+  it('pushes of 1 GiB in all keep the replica under the documented memory bound, and it still answers', async () => {
+    const a = await serve([]);
+    const pid = a.server.child.pid!;
+    const ticket = Buffer.alloc(16, 0x11);
+    // a blob record of 1 MiB: kind 3, ticket uuid, varint length, bytes (generated once, sent many times)
+    const blob = Buffer.concat([Buffer.from([0x03]), ticket, Buffer.from([0xc0, 0x80, 0x00]), randomBytes(1 << 20)]);
+    const push = (records: number, declared = 5 + records * blob.length + 1): Promise<number | string> =>
+      new Promise((resolve) => {
+        const req = request(`${a.server.url}/sync/v1/push`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'content-length': String(declared) } }, (res) => {
+          res.resume();
+          res.once('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', (e) => resolve(e.message));
+        void (async () => {
+          if (!req.write(Buffer.from('TIKB\x01', 'latin1'))) await new Promise((r) => req.once('drain', r));
+          for (let i = 0; i < records && !req.destroyed; i++) {
+            if (!req.write(blob)) await drained(req);
+          }
+          if (!req.destroyed) req.end(Buffer.from([0x00]));
+        })();
+      });
+    // four concurrent pushes of 256 MiB (the gate takes them one at a time), then one declaring 1 GiB
+    const results = await Promise.all([256, 256, 256, 256].map((n) => push(n)));
+    expect(results).toEqual([400, 400, 400, 400]); // each is read whole, checked, refused: no attach names those blobs
+    // refused from its Content-Length alone: a 413, or the reset of the socket it is still writing to
+    expect(String(await push(1024))).toMatch(/^413$|EPIPE|ECONNRESET|socket hang up/);
+    const peak = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+    expect(peak).toBeLessThan(768 * 1024 * 1024);
+    expect((await health(a.server)).status).toBe('ok');
+  });
+});
+
+describe('tik sync against a hostile replica', () => {
+  it('gives up after --max-rounds and says so, with --json too', async () => {
+    const hostile = await fakePeer({ '/sync/v1/reconcile': (_q, _b, res) => res.end(endlessAnswer()) });
+    fakes.push(hostile);
+    const dir = await supportStore();
+    dirs.push(dir);
+    const text = await tik(dir, ['sync', hostile.url, '--max-rounds', '10']);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toMatch(/sync\/peer-limit: gave up after 10 reconciliation round trips/);
+    const js = await tik(dir, ['sync', hostile.url, '--max-rounds', '10', '--json']);
+    expect(js.code).toBe(1);
+    expect(JSON.parse(js.stdout)).toMatchObject({ ok: false, peer: hostile.url, gaveUp: true, error: { code: 'sync/peer-limit' } });
+    expect(hostile.calls.get('/sync/v1/reconcile')).toBe(20);
+  });
+});
