@@ -33,6 +33,8 @@ tables:
     table: cust_mv
     materialize: true
     mv_refresh_interval: 3600
+    # the MV serves the definer's rows on purpose, masked by its own column masks below
+    definer_rows: true
     view_sql: 'SELECT id, email, region FROM sales.customers'
     columns:
       - {name: id, data_type: integer}
