@@ -20,6 +20,8 @@ const ORDERS = 'id,region,amount\n1,eu,10.50\n2,us,20.00\n3,eu,30.25\n4,us,5.125
 const CONFIG = (cache: string) => `control_plane: {tenant_url: "sqlite:///registry.db"}
 cache: ${cache}
 auth: {provider: none}
+# the burst below is one (anonymous) principal: lift the per-principal concurrency limit it is not about
+server: {limits: {max_concurrent_queries: 1000}}
 domains: [{id: sales}]
 sources:
   - {id: orders-csv, type: csv, path: orders.csv}
