@@ -1,4 +1,5 @@
 import { CodedError, type ErrorDetails } from '../core/errors.js';
+import type { TikErrorCode } from './error-codes.js';
 
 /**
  * Every deliberate tik failure. Codes are stable (tests and exit codes rely on them) and mirror
@@ -6,7 +7,10 @@ import { CodedError, type ErrorDetails } from '../core/errors.js';
  * `event/unwritable`, `guard/malformed`.
  */
 export class TikError extends CodedError {
-  constructor(code: string, message: string, details: ErrorDetails = {}) {
+  declare readonly code: TikErrorCode;
+
+  /** `code` is one of the closed union (./error-codes.ts); the compiler refuses any other. */
+  constructor(code: TikErrorCode, message: string, details: ErrorDetails = {}) {
     super(code, message, details);
   }
 }

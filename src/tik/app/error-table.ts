@@ -1,10 +1,13 @@
 /**
- * Every error code tik raises on purpose, and what each becomes at the two edges: the HTTP status
- * the server answers and the exit code the CLI returns. A `Record` over the closed union, so the
- * compiler refuses a code without a row; a test (test/tik/app/error-table.test.ts) refuses a
- * thrown code that is not in the union.
+ * What each tik error code becomes at the two edges: the HTTP status the server answers and the
+ * exit code the CLI returns. The codes are the closed union in ../error-codes.ts, which
+ * `TikError`'s constructor requires; this table `satisfies` a `Record` over that union, so the
+ * compiler refuses a code without a row and a row without a code.
  */
 import { isCodedError } from '../../core/errors.js';
+import type { TikErrorCode } from '../error-codes.js';
+
+export type { TikErrorCode } from '../error-codes.js';
 
 /** How a code surfaces: HTTP status and CLI exit code (0 ok, 1 failure, 2 usage). */
 export interface ErrorOutcome {
@@ -33,6 +36,8 @@ const TABLE = {
   'auth/unauthenticated': { http: 401, exit: 1 },
   'auth/unsigned': { http: 403, exit: 1 },
   'auth/writes-disabled': { http: 403, exit: 1 },
+  'canonical/too-deep': { http: 422, exit: 1 },
+  'canonical/unsupported-type': { http: 422, exit: 1 },
   'cli/bad-instant': { http: 400, exit: 2 },
   'cli/bad-key': { http: 400, exit: 2 },
   'cli/bad-period': { http: 400, exit: 2 },
@@ -159,10 +164,7 @@ const TABLE = {
   'ticket/missing-parents': { http: 422, exit: 1 },
   'ticket/unknown': { http: 404, exit: 1 },
   'ticket/unreadable': { http: 422, exit: 1 },
-} as const satisfies Record<string, ErrorOutcome>;
-
-/** The closed union of tik error codes. */
-export type TikErrorCode = keyof typeof TABLE;
+} as const satisfies Record<TikErrorCode, ErrorOutcome>;
 
 /** The one table: code → HTTP status and exit code. */
 export const ERROR_TABLE: Readonly<Record<TikErrorCode, ErrorOutcome>> = Object.freeze(TABLE);

@@ -2,11 +2,12 @@ import { isCodedError } from '../../core/errors.js';
 import type { EventStore } from '../store/store.js';
 import { httpTransport } from '../sync/http-transport.js';
 import { SYNC_LIMITS, type SyncLimits } from '../sync/limits.js';
+import type { ReceiveFilter } from '../sync/receive-bundle.js';
 import { syncWith, type SyncReport } from '../sync/sync-session.js';
 import type { SyncTransport } from '../sync/transport.js';
 import { effectiveRegister } from '../roles/effective-register.js';
 import { compareRoles, peerRolesDigest } from '../roles/peer-roles.js';
-import { nextPeerHealth, type PeerHealth } from './peer-health.js';
+import { nextPeerHealth, REFUSED_SHOWN, type PeerHealth } from './peer-health.js';
 import { PeriodicLoop } from './periodic-loop.js';
 
 export interface AntiEntropyLog {
@@ -23,6 +24,8 @@ export interface AntiEntropyOptions {
   readonly limits?: Partial<SyncLimits>;
   /** Sent with the `/health` request that reads a peer's roles digest (a shard header). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** The replica's admission policy for pulled bundles (`--admit signed`); refusals land on the peer's status. */
+  readonly filter?: ReceiveFilter;
 }
 
 /**
@@ -84,11 +87,13 @@ export class AntiEntropy {
     const limits = { ...SYNC_LIMITS, ...this.options.limits };
     const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(limits.sessionTimeoutMs)]);
     try {
-      const r = await syncWith(this.store, this.transport(peer, signal), { signal, limits });
+      const r = await syncWith(this.store, this.transport(peer, signal), { signal, limits, ...(this.options.filter ? { filter: this.options.filter } : {}) });
       // Same events derive the same stages only under the same roles register: compare after each sync.
       const cmp = compareRoles(peer, await effectiveRegister(this.store), await peerRolesDigest(peer, { signal, ...(this.options.headers ? { headers: this.options.headers } : {}) }));
       if (cmp.verdict === 'differs' && h.roles?.verdict !== 'differs') this.log.warn({ peer, local: cmp.local, peerRoles: cmp.peer }, 'anti-entropy: peer derives with a different roles register');
-      this.health.set(peer, { ...nextPeerHealth(h, this.now(), this.intervalMs), roles: { verdict: cmp.verdict, peer: cmp.peer ?? null } });
+      const refused = r.refused ?? [];
+      this.health.set(peer, { ...nextPeerHealth(h, this.now(), this.intervalMs), roles: { verdict: cmp.verdict, peer: cmp.peer ?? null }, ...(refused.length > 0 ? { refused: refused.slice(0, REFUSED_SHOWN) } : {}) });
+      if (refused.length > 0) this.log.warn({ peer, refused: refused.length, first: refused[0] }, 'anti-entropy: pulled events refused by this replica\'s admission policy (not stored)');
       if (r.pulled + r.pushed > 0) this.log.info({ peer, rounds: r.rounds, pulled: r.pulled, pushed: r.pushed }, 'anti-entropy synced');
       return r;
     } catch (e) {

@@ -15,7 +15,12 @@ export interface PeerHealth {
   readonly retryAt?: string;
   /** After the last good sync: whether the peer derives with the same roles register (its `/health` digest). */
   readonly roles?: { readonly verdict: 'same' | 'differs' | 'unknown'; readonly peer: string | null };
+  /** After the last good sync, under `--admit signed`: pulled events refused (the first `REFUSED_SHOWN`), not stored. */
+  readonly refused?: readonly { readonly ticket: string; readonly id: string; readonly code: string; readonly message: string }[];
 }
+
+/** How many refused events a peer's status lists. */
+export const REFUSED_SHOWN = 20;
 
 /** Error codes that mean the peer misbehaved (quarantine), as opposed to being away (backoff). */
 const MISBEHAVED = /^sync\/(peer-limit|bad-message|bad-bundle|refused|truncated|version|too-large|bad-id|bad-ticket|varint)$/;

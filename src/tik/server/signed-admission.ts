@@ -5,6 +5,7 @@ import { parseEvent, type TikEvent } from '../kernel/index.js';
 import type { EventStore } from '../store/store.js';
 import { sha256Id } from '../store/store-names.js';
 import type { Bundle, BundleEvent } from '../sync/bundle.js';
+import type { ReceiveFilter } from '../sync/receive-bundle.js';
 import type { AllowedSigner } from '../../core/sshsig.js';
 import { EVENT_NAMESPACE } from '../verify/index.js';
 import { checkSignature } from '../verify/check-signature.js';
@@ -42,14 +43,18 @@ async function refusal(store: EventStore, e: BundleEvent, actor: string, sent: r
 }
 
 /**
- * The `signed` admission policy on a push. Events are judged by their signatures, not by who
+ * The `signed` admission policy, for every bundle a `signed` replica receives: pushed to it
+ * (`sync-routes`) or pulled by it from its peers (anti-entropy), through `receiveBundle`'s
+ * `filter` (`signedFilter`). Events are judged by their signatures, not by who
  * relayed them, so a fleet can relay through replicas it does not trust: the returned bundle
  * keeps the events that are signed by their own actor's registered key (or already stored), with
- * the sidecars, blobs and definitions they name; every other event is refused and reported. A push
- * whose every new event is refused is an error (`auth/unsigned` / `auth/bad-signature`, 403).
+ * the sidecars, blobs and definitions they name; every other event is refused and reported. With
+ * `whollyRefused: 'error'` (a push), a bundle whose every new event is refused is an error
+ * (`auth/unsigned` / `auth/bad-signature`, 403); with `'report'` (a pull) it is only reported,
+ * so a peer holding unsigned events is not a failing peer.
  * Malformed events are left for the bundle check that follows, which refuses them with its own code.
  */
-export async function admitSigned(store: EventStore, bundle: Bundle): Promise<{ bundle: Bundle; refused: readonly RefusedEvent[] }> {
+export async function admitSigned(store: EventStore, bundle: Bundle, options: { readonly whollyRefused?: 'error' | 'report' } = {}): Promise<{ bundle: Bundle; refused: readonly RefusedEvent[] }> {
   const actors = await store.readActors();
   const sigs = new Map<string, Uint8Array[]>();
   for (const s of bundle.sidecars) {
@@ -84,7 +89,7 @@ export async function admitSigned(store: EventStore, bundle: Bundle): Promise<{ 
       keptParsed.push(ev);
     }
   }
-  if (refused.length > 0 && refused.length === fresh) {
+  if (refused.length > 0 && refused.length === fresh && (options.whollyRefused ?? 'error') === 'error') {
     const first = refused[0]!;
     throw new TikError(first.code, refused.length === 1 ? first.message : `${first.message} (and ${refused.length - 1} more event(s) refused)`, {
       where: `tickets/${first.ticket}/events/${first.id}.edn`,
@@ -110,4 +115,9 @@ export async function admitSigned(store: EventStore, bundle: Bundle): Promise<{ 
     },
     refused,
   };
+}
+
+/** The `signed` policy as a receive filter over `store` (`receiveBundle`'s `filter`). */
+export function signedFilter(store: EventStore, whollyRefused: 'error' | 'report'): ReceiveFilter {
+  return (bundle) => admitSigned(store, bundle, { whollyRefused });
 }

@@ -4,7 +4,7 @@ import { CodedError } from '../../core/errors.js';
 import { TikError } from '../errors.js';
 import { ShardStore } from '../shard/shard-store.js';
 import type { EventStore } from '../store/store.js';
-import { BUNDLE_MAGIC, BUNDLE_VERSION, decodeBundle, encodeBundle } from '../sync/bundle.js';
+import { BUNDLE_MAGIC, BUNDLE_VERSION, decodeBundle } from '../sync/bundle.js';
 import { SYNC_PATHS } from '../sync/http-transport.js';
 import { SYNC_LIMITS } from '../sync/limits.js';
 import { SyncResponder } from '../sync/responder.js';
@@ -14,7 +14,7 @@ import { RequestBudget } from './request-budget.js';
 import { SERVER_LIMITS, type ServerLimits } from './server-limits.js';
 import { TransferGate } from './transfer-gate.js';
 import { outcomeOf } from '../app/error-table.js';
-import { admitSigned } from './signed-admission.js';
+import { signedFilter } from './signed-admission.js';
 
 /** Who may sync: `authorize` throws a coded error to refuse; `admitSigned` judges pushed events by their signatures. */
 export interface SyncGuard {
@@ -41,6 +41,8 @@ export function syncRoutes(store: EventStore, options: ReconcileOptions & { read
   const responder = new SyncResponder(store, { frameSizeLimit: 1 << 20, ...options, limits: { bundleBytes: limits.bundleBytes } });
   const gate = new TransferGate(limits.transfers, limits.transferQueue);
   const budget = new RequestBudget(limits.reconcilePerMinute, 60_000);
+  // A push whose every new event is refused is answered 403; anti-entropy's pulls only report.
+  const filter = guard.admitSigned ? signedFilter(store, 'error') : undefined;
   return async function plugin(app: FastifyInstance): Promise<void> {
     // The body stays a stream: each route reads it under its own limit.
     app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
@@ -98,11 +100,8 @@ export function syncRoutes(store: EventStore, options: ReconcileOptions & { read
           gated(async () => {
             const bytes = await body(req, limits.bundleBytes, 'a push bundle', isBundle, true);
             if (store instanceof ShardStore) store.admitBundle(decodeBundle(bytes));
-            if (!guard.admitSigned) return responder.push(bytes);
-            // Judge each event by its signature; push on only what is admitted, and say what was not.
-            const { bundle, refused } = await admitSigned(store, decodeBundle(bytes));
-            const summary = await responder.push(refused.length === 0 ? bytes : encodeBundle(bundle));
-            return refused.length === 0 ? summary : { ...summary, refused };
+            // Under `signed`, each event is judged by its signature; the summary names what was refused.
+            return responder.push(bytes, filter);
           }),
         req,
       ),

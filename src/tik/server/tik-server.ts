@@ -21,6 +21,7 @@ import { boardPage, serviceBoardRows } from './board-page.js';
 import { errorReply } from './error-reply.js';
 import { hostGuard } from './host-guard.js';
 import { SERVER_LIMITS, type ServerLimits } from './server-limits.js';
+import { signedFilter } from './signed-admission.js';
 import { guardSockets } from './socket-guard.js';
 import { syncRoutes } from './sync-routes.js';
 import type { SyncLimits } from '../sync/limits.js';
@@ -150,6 +151,8 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   const antiEntropy = new AntiEntropy(store, options.peers ?? [], (options.intervalSeconds ?? 10) * 1000, log, (url, signal) => httpTransport(url, { headers, signal }), {
     ...(options.syncLimits ? { limits: options.syncLimits } : {}),
     headers,
+    // The same per-event judgement as on push, for what this replica pulls from its peers.
+    ...(authorship.mode === 'signed' ? { filter: signedFilter(store, 'report') } : {}),
   });
   const effects = options.effects ? await openEffects(options.effects, { store, now: options.effects.now, cwd: options.cwd ?? options.root, log }) : undefined;
   if (effects) await app.register(effects.routes);

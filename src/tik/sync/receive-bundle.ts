@@ -20,7 +20,24 @@ export interface ReceiveSummary {
    * the sender still holds them, and a later transfer brings them again). Absent means none.
    */
   readonly deferred?: number;
+  /** Events the receive filter refused (not stored). Absent means none. */
+  readonly refused?: readonly ReceiveRefusal[];
 }
+
+/** An event a receive filter kept out, and why (`code` is the filter's error code). */
+export interface ReceiveRefusal {
+  readonly ticket: string;
+  readonly id: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * A replica's own admission policy, applied to every bundle it receives (pushed to it or pulled
+ * by it) before the bundle check: it returns the part of the bundle that may enter, and the events
+ * it refused. It may throw a coded error to refuse the whole transfer.
+ */
+export type ReceiveFilter = (bundle: Bundle) => Promise<{ readonly bundle: Bundle; readonly refused: readonly ReceiveRefusal[] }>;
 
 /** Tickets written concurrently while receiving a bundle. */
 const APPEND_CONCURRENCY = 8;
@@ -54,16 +71,21 @@ export interface ReceiveOptions {
   readonly requested?: ReadonlySet<string>;
   /** Called with the events held back (for a retry, or a report). */
   readonly onDeferred?: (deferred: readonly DeferredEvent[]) => void;
+  /** The replica's policy: judges the decoded bundle before anything is checked or stored. */
+  readonly filter?: ReceiveFilter;
 }
 
 /**
- * Receives a transfer: decode (a truncated body is an error), admit everything, then store
+ * Receives a transfer: decode (a truncated body is an error), apply the replica's filter (what it
+ * refuses is reported, never stored), admit the rest, then store
  * definitions, blobs, events parents-first, and sidecars last. Appends are idempotent, so a
  * repeated or overlapping transfer stores nothing twice; an interrupted one left a parent-closed
  * prefix per ticket that the next round completes.
  */
 export async function receiveBundle(store: EventStore, body: Uint8Array, options: ReceiveOptions = {}): Promise<ReceiveSummary> {
-  const bundle = decodeBundle(body);
+  let bundle = decodeBundle(body);
+  let refused: readonly ReceiveRefusal[] = [];
+  if (options.filter) ({ bundle, refused } = await options.filter(bundle));
   let ok;
   try {
     ok = await admitBatch(store, bundle, options.requested !== undefined ? { requested: { ids: options.requested, sidecarItemId } } : {});
@@ -103,5 +125,5 @@ export async function receiveBundle(store: EventStore, body: Uint8Array, options
   await Promise.all(Array.from({ length: Math.min(APPEND_CONCURRENCY, queue.length) }, worker));
   let sidecars = 0;
   for (const s of ok.sidecars) if (await store.putSidecar(s.ticket, s.name, s.bytes)) sidecars++;
-  return { stored, present, sidecars, blobs, processes, ...(ok.deferred.length > 0 ? { deferred: ok.deferred.length } : {}) };
+  return { stored, present, sidecars, blobs, processes, ...(ok.deferred.length > 0 ? { deferred: ok.deferred.length } : {}), ...(refused.length > 0 ? { refused } : {}) };
 }

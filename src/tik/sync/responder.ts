@@ -3,7 +3,7 @@ import type { EventStore } from '../store/store.js';
 import { decodeIdList, encodeBundle } from './bundle.js';
 import { collectBundle } from './collect-bundle.js';
 import { SYNC_LIMITS } from './limits.js';
-import { receiveBundle, type ReceiveSummary } from './receive-bundle.js';
+import { receiveBundle, type ReceiveFilter, type ReceiveSummary } from './receive-bundle.js';
 import { Reconciler, type ReconcileOptions } from './reconciler.js';
 import { indexStore, type StoreIndex } from './store-index.js';
 
@@ -48,7 +48,8 @@ export class SyncResponder {
     return encodeBundle(await collectBundle(this.store, this.index, ids, this.limits.bundleBytes - (1 << 20)));
   }
 
-  async push(bundle: Uint8Array): Promise<ReceiveSummary> {
-    return receiveBundle(this.store, bundle);
+  /** Receives a pushed bundle, through the replica's `filter` when it has one. */
+  async push(bundle: Uint8Array, filter?: ReceiveFilter): Promise<ReceiveSummary> {
+    return receiveBundle(this.store, bundle, filter ? { filter } : {});
   }
 }

@@ -3,7 +3,7 @@ import type { EventStore } from '../store/store.js';
 import { decodeBundle, encodeBundle, encodeIdList } from './bundle.js';
 import { collectBundle } from './collect-bundle.js';
 import { SYNC_LIMITS, type SyncLimits } from './limits.js';
-import { receiveBundle } from './receive-bundle.js';
+import { receiveBundle, type ReceiveFilter, type ReceiveRefusal } from './receive-bundle.js';
 import { Reconciler, type ReconcileOptions } from './reconciler.js';
 import { indexStore, sidecarItemId, type StoreIndex } from './store-index.js';
 import type { SyncTransport } from './transport.js';
@@ -22,6 +22,8 @@ export interface SyncOptions extends ReconcileOptions {
   readonly limits?: Partial<SyncLimits>;
   /** Stops the session between steps (give the transport the same signal to stop requests too). */
   readonly signal?: AbortSignal;
+  /** The local replica's admission policy, applied to every pulled bundle (`receiveBundle`). */
+  readonly filter?: ReceiveFilter;
 }
 
 /** What one sync did; bytes count message and bundle bodies (not HTTP framing). */
@@ -42,6 +44,8 @@ export interface SyncReport {
   readonly truncated: boolean;
   /** Ids the peer announced but did not send after a partial answer (asked for again next sync). */
   readonly undelivered: number;
+  /** Pulled events the `filter` refused (not stored). Absent means none. */
+  readonly refused?: readonly ReceiveRefusal[];
 }
 
 const limitError = (what: string, hint: string): TikError => new TikError('sync/peer-limit', what, { where: 'sync session', hint });
@@ -99,6 +103,7 @@ export async function syncWith(local: EventStore, peer: SyncTransport, options: 
   let pushed = 0;
   let tOut = 0;
   let undelivered = 0;
+  const refused: ReceiveRefusal[] = [];
   if (direction !== 'push') {
     // A fetch answer may hold only what was asked for (admission refuses anything else). Events
     // held back for a parent that a later batch brings are asked for again once the batches are
@@ -120,7 +125,8 @@ export async function syncWith(local: EventStore, peer: SyncTransport, options: 
           const answer = decodeBundle(body);
           const got = new Set([...answer.events.map((e) => e.id), ...answer.sidecars.map((s) => sidecarItemId(s.ticket, s.name, s.bytes))]);
           const rest = ask.filter((id) => !got.has(id));
-          const r = await receiveBundle(local, body, { requested: new Set(ask), onDeferred: (d) => again.push(...d.map((x) => x.id)) });
+          const r = await receiveBundle(local, body, { requested: new Set(ask), onDeferred: (d) => again.push(...d.map((x) => x.id)), ...(options.filter ? { filter: options.filter } : {}) });
+          if (r.refused) refused.push(...r.refused);
           pulled += r.stored;
           progress += r.stored + r.sidecars;
           if (rest.length === ask.length) {
@@ -180,6 +186,7 @@ export async function syncWith(local: EventStore, peer: SyncTransport, options: 
     transferBytesSent: tOut,
     truncated,
     undelivered,
+    ...(refused.length > 0 ? { refused } : {}),
   };
 }
 

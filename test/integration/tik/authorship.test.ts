@@ -149,4 +149,40 @@ describe('tik serve --admit signed (real processes)', () => {
     const after = JSON.parse((await tik(far, ['status', signed, '--json'])).stdout) as { facts: Record<string, { value: string }> };
     expect(after.facts.category!.value).toBe(':technical');
   }, 180_000);
+
+  it('judges what a signed replica pulls from its --peer by anti-entropy: stores the signed event, refuses and reports the unsigned one', async () => {
+    const keys = tempDir('tik-keys-');
+    dirs.push(keys);
+    const alice = keypair(keys, 'alice');
+
+    // The open replica O holds one ticket signed by alice and one unsigned ticket.
+    const open = await supportStore();
+    dirs.push(open);
+    const signed = (await tik(open, ['--actor', 'alice', 'new', 'support-request', '--title', 'signed'], { TIK_KEY: alice })).stdout.trim();
+    const unsigned = (await tik(open, ['--actor', 'alice', 'new', 'support-request', '--title', 'unsigned'])).stdout.trim();
+    const o = await serve(open, ['--open-writes']);
+
+    // The signed replica S trusts alice's key and pulls from O by anti-entropy.
+    const far = await supportStore();
+    dirs.push(far);
+    expect((await tik(far, ['actor', 'add', 'alice', `${alice}.pub`])).code).toBe(0);
+    const s = await serve(far, ['--admit', 'signed', '--peer', o.url, '--interval', '0.2']);
+    const farStore = await openFileStore(far);
+    await until('the signed ticket at S', async () => ((await farStore.ticketIds()).includes(signed) && (await farStore.sidecarNames(signed)).length === 1 ? true : undefined));
+    // Both tickets travel in the same fetch answer: the unsigned one is never stored.
+    expect((await farStore.ticketIds()).includes(unsigned)).toBe(false);
+    // The refusal is reported on S's peer status (the sync itself succeeded).
+    type Health = { peerStatus: { url: string; state: string; refused?: { ticket: string; code: string }[] }[] };
+    const peer = await until('the refusal on S /health', async () => {
+      const h = (await (await fetch(`${s.url}/health`)).json()) as Health;
+      const p = h.peerStatus.find((x) => x.url === o.url);
+      return p?.refused !== undefined && p.refused.length > 0 ? p : undefined;
+    });
+    expect(peer.state).toBe('ok');
+    expect(peer.refused!.map((r) => [r.ticket, r.code])).toEqual([[unsigned, 'auth/unsigned']]);
+    expect((await farStore.ticketIds()).includes(unsigned)).toBe(false);
+    const tickets = (await (await fetch(`${s.url}/api/ls`)).json()) as unknown;
+    expect(JSON.stringify(tickets)).toContain(signed);
+    expect(JSON.stringify(tickets)).not.toContain(unsigned);
+  }, 180_000);
 });

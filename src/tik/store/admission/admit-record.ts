@@ -9,6 +9,7 @@
  * Every refusal is a `TikError` with an `admission/*` code, saying what, where and what to do.
  */
 import { emit, readEdn } from '../../edn/index.js';
+import type { TikErrorCode } from '../../error-codes.js';
 import { TikError } from '../../errors.js';
 import { eventSchemaProblems, parentsProblem, parseEvent, parseProcess, type TikEvent } from '../../kernel/index.js';
 import { canonicalTextProblem } from '../canonical-text.js';
@@ -17,8 +18,11 @@ import { ADMISSION_LIMITS, mebibytes } from './limits.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** The suffixes of the `admission/*` codes. */
+export type AdmissionCode = TikErrorCode extends infer C ? (C extends `admission/${infer S}` ? S : never) : never;
+
 /** The refusal every admission check throws. */
-export function refusal(code: string, message: string, where: string, hint: string): TikError {
+export function refusal(code: AdmissionCode, message: string, where: string, hint: string): TikError {
   return new TikError(`admission/${code}`, message, { where, hint });
 }
 
