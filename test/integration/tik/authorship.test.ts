@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tokenHash } from '../../../src/tik/server/index.js';
 import { openFileStore } from '../../../src/tik/store/file/open-file-store.js';
 import { encodeBundle } from '../../../src/tik/sync/index.js';
 import { startServer, type ServerProcess } from '../../support/processes.js';
+import { freePort } from '../../support/services.js';
 import { T0, cleanup, supportStore, tempDir, tik } from '../../tik/cli/harness.js';
 
 // Authorship with real `tik serve` processes (issue 12): bearer tokens map a principal to the
@@ -20,16 +20,6 @@ afterAll(async () => {
   for (const p of procs) await p.kill();
   dirs.forEach(cleanup);
 });
-
-const freePort = (): Promise<number> =>
-  new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
 
 async function serve(dir: string, args: string[], env: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();

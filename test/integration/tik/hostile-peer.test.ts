@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, closeStore } from '../../../src/tik/store/index.js';
 import { startServer, type ServerProcess } from '../../support/processes.js';
+import { freePort } from '../../support/services.js';
+import { until } from '../../support/until.js';
 import { cleanup, supportStore, tik } from '../../tik/cli/harness.js';
 import { fakePeer, type FakePeer } from '../../tik/sync/fake-peer.js';
 
@@ -22,28 +24,7 @@ afterAll(async () => {
   dirs.forEach(cleanup);
 });
 
-const freePort = (): Promise<number> =>
-  new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Polls until `check` returns a value (the deadline only guards against a hang; nothing is timed). */
-async function until<T>(what: string, check: () => Promise<T | undefined>, deadlineMs = 60_000): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 async function serve(args: readonly string[]): Promise<{ server: ServerProcess; dir: string }> {
   const dir = await supportStore();

@@ -1,8 +1,9 @@
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerProcess } from '../../support/processes.js';
+import { freePort } from '../../support/services.js';
+import { until } from '../../support/until.js';
 import { cleanup, supportStore, tik } from '../../tik/cli/harness.js';
 
 // Issue 13: two replicas holding identical events derived different stages because roles.edn is
@@ -16,26 +17,6 @@ afterAll(async () => {
   for (const s of servers) await s.kill();
   dirs.forEach(cleanup);
 });
-
-const freePort = (): Promise<number> =>
-  new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-async function until<T>(what: string, check: () => Promise<T | undefined>, deadlineMs = 60_000): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 interface Health {
   roles: { source: string; status: string; digest: string | null; differsFrom: string[] };
