@@ -71,6 +71,14 @@ class PostgresClient implements ListeningSqlClient {
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
+    // A checked-out client has no pool listener: a connection dropped mid-transaction (terminated
+    // backend, server restart) emits 'error' on it, which must not become an uncaught exception.
+    // The failed query rejects on its own; here the connection is only marked as not reusable.
+    const onDrop = (e: Error) => {
+      broken = true;
+      this.onError(e);
+    };
+    client.on('error', onDrop);
     try {
       await client.query(options.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN');
       const result = await fn(executor(client));
@@ -81,6 +89,7 @@ class PostgresClient implements ListeningSqlClient {
       await client.query('ROLLBACK').catch(() => (broken = true));
       throw e;
     } finally {
+      client.removeListener('error', onDrop);
       client.release(broken);
     }
   }

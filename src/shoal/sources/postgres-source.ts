@@ -94,11 +94,22 @@ export class PostgresSource implements SourceDriver {
       throw e;
     }
     const pid = (client as unknown as { processID: number | null }).processID;
+    // While checked out the client has no pool listener; a connection dropped mid-statement emits
+    // 'error' besides rejecting the statement, and that must not crash the process.
+    let dropped: Error | undefined;
+    const onDrop = (e: Error) => (dropped = e);
+    client.on('error', onDrop);
     const work = client.query({ text: sql, values: params.map(param), rowMode: 'array', types: typeParsers });
     // Back to the pool only once the statement has ended; a broken connection is discarded.
     work.then(
-      () => client.release(),
-      (e: unknown) => client.release(isUnavailable(e) ? (e as Error) : undefined),
+      () => {
+        client.removeListener('error', onDrop);
+        client.release(dropped);
+      },
+      (e: unknown) => {
+        client.removeListener('error', onDrop);
+        client.release(dropped ?? (isUnavailable(e) ? (e as Error) : undefined));
+      },
     );
     return abortable(work, signal, this.sourceId, () => {
       if (pid !== null) void this.cancelBackend(pid);

@@ -55,6 +55,30 @@ describe.skipIf(postgres.skip)('SqlClient over PostgreSQL', () => {
     expect(await client.query('SELECT x FROM u ORDER BY x')).toEqual([{ x: 1 }]);
   });
 
+  it('a backend terminated mid-transaction rejects the transaction, without an uncaught error, and the pool recovers', async () => {
+    // Before the fix the checked-out client had no 'error' listener: the drop crashed the process
+    // (vitest reports it as an unhandled error of this file).
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown) => uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      await expect(
+        client.transaction(async (tx) => {
+          const [{ pid }] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+          // the drop is noticed while the transaction is idle between statements
+          await new Promise((r) => setTimeout(r, 200));
+          await tx.query('SELECT 1');
+        }),
+      ).rejects.toThrow();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(uncaught).toEqual([]);
+      expect(await client.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  });
+
   it('a read-only transaction refuses writes', async () => {
     await expect(client.transaction((tx) => tx.run('INSERT INTO u VALUES (3)'), { readOnly: true })).rejects.toThrow(/read-only/);
   });
