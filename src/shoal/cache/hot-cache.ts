@@ -93,7 +93,12 @@ interface Slot {
   inflight?: Promise<void>;
   /** Set once an automatic candidate has been read by a query. */
   wanted: boolean;
+  /** When the last load failed (clock ms): a read retries it at most once per FAILED_RETRY_MS. */
+  failedAt?: number;
 }
+
+/** A failed load (backend blip, source hiccup) is retried by the next read after this long. */
+const FAILED_RETRY_MS = 1000;
 
 const TIER = { tier: 'hot' } as const;
 
@@ -194,6 +199,10 @@ export class HotCache {
       void this.load(slot);
     } else if (healthy && !fresh && slot.inflight === undefined && (slot.state === 'cached' || slot.state === 'not_loaded')) {
       void this.load(slot); // stale or dropped: the refresh loop has not caught up yet
+    } else if (healthy && slot.state === 'failed' && slot.inflight === undefined && this.clock() - (slot.failedAt ?? 0) >= FAILED_RETRY_MS) {
+      // a load that failed (say, while the backend reconnected) is not left to the refresh loop,
+      // whose tick can be minutes away
+      void this.load(slot);
     }
     return undefined;
   }
@@ -283,6 +292,7 @@ export class HotCache {
       .catch((e: unknown) => {
         if (this.closed) return; // aborted by close
         slot.state = 'failed';
+        slot.failedAt = this.clock();
         slot.detail = e instanceof Error ? e.message : String(e);
         slot.entry = undefined;
         this.options.onError?.(e);

@@ -35,6 +35,8 @@ export class RedisHotBackend implements HotBackend {
   private readonly handlers: ((inv: HotInvalidation) => void)[] = [];
   private subscribed = false;
   private closed = false;
+  /** A resync ("invalidate all") is owed once both connections are usable again. */
+  private resyncOwed = false;
   private readonly keys: HotKeys;
 
   constructor(url: string, options: RedisHotBackendOptions = {}) {
@@ -54,13 +56,20 @@ export class RedisHotBackend implements HotBackend {
     this.sub.on('error', onError);
     this.sub.on('close', () => {
       this.subscribed = false;
+      this.resyncOwed = true;
     });
+    this.client.on('close', () => {
+      this.resyncOwed = true;
+    });
+    // The two connections come back in either order; the resync is announced when the later one
+    // is ready, since the reloads it triggers need the command connection.
+    this.client.on('ready', () => this.announceResync());
     this.sub.on('ready', () => {
       this.sub.subscribe(this.keys.channel).then(
         () => {
           this.subscribed = true;
-          // whatever was published while we were away is lost, and loads failed meanwhile: start over
-          this.emit({ all: true });
+          this.resyncOwed = true;
+          this.announceResync();
         },
         onError,
       );
@@ -72,6 +81,13 @@ export class RedisHotBackend implements HotBackend {
     });
     this.client.connect().catch(onError);
     this.sub.connect().catch(onError);
+  }
+
+  /** Whatever was published while we were away is lost, and loads failed meanwhile: start over. */
+  private announceResync(): void {
+    if (!this.resyncOwed || !this.healthy()) return;
+    this.resyncOwed = false;
+    this.emit({ all: true });
   }
 
   /** Resolve once connected and subscribed (start-up waits for this, within a deadline). */

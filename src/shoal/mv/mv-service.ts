@@ -471,7 +471,10 @@ export class MvService {
         discard: (snapshotId) => this.store.discard(snapshotId),
       },
     );
-    if (result.outcome === 'refreshed') this.resolver.invalidate(mv.id);
+    // Whatever the outcome, the caller asked about this MV's freshness: forget the cached
+    // resolution, so this instance's next read sees what a peer published (skipped: held or
+    // up_to_date) without waiting out the resolver's cache age.
+    this.resolver.invalidate(mv.id);
     return result;
   }
 

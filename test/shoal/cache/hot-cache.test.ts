@@ -100,6 +100,39 @@ describe('HotCache', () => {
     expect(cache.status()[0]).toMatchObject({ state: 'cached', loads: 2, loadedAt: 61_000 });
   });
 
+  it('a failed load is retried by a read once the retry pause has passed, not left to the refresh loop', async () => {
+    const source = new HeldSource();
+    source.rows.set('d.t', [[1, 'a']]);
+    let elapsed = 0;
+    let failNext = true;
+    const loader = source.loader(engine);
+    const flaky = new HotCache({
+      backend: new MemoryHotBackend(() => 1_000),
+      loader: { ...loader, load: async (c, limit) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('backend reconnecting');
+        }
+        return loader.load(c, limit);
+      } },
+      bounds: { ...DEFAULT_STATEFUL.hot_tables, refresh_interval: 3600 },
+      clock: () => 1_000 + elapsed,
+      timer: idle,
+    });
+    await flaky.setCandidates([candidate('d.t', 'explicit')]);
+    expect(flaky.status()[0]).toMatchObject({ state: 'failed', detail: 'backend reconnecting' });
+    // within the pause a read neither serves nor retries
+    expect(flaky.binding('d.t')).toBeUndefined();
+    await flaky.settled();
+    expect(flaky.status()[0]).toMatchObject({ state: 'failed' });
+    elapsed += 1_000;
+    expect(flaky.binding('d.t')).toBeUndefined(); // this read starts the retry
+    await flaky.settled();
+    expect(flaky.status()[0]).toMatchObject({ state: 'cached', loads: 1 });
+    expect(flaky.binding('d.t')?.body).toContain("'a'");
+    await flaky.close();
+  });
+
   it('accounting: a first read of an automatic candidate is a miss, then hits; an explicit table over its bound is a fallback; an automatic one is not counted', async () => {
     const { cache, source, metrics } = setup();
     source.rows.set('d.small', [[1, 'a']]);
