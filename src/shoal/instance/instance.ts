@@ -373,12 +373,12 @@ export class ShoalInstance implements QueryService {
   }
 
   async health(): Promise<HealthReport> {
-    const dependencies: Record<string, 'ok' | 'unavailable'> = {};
+    const dependencies: Record<string, 'ok' | 'unavailable' | 'replaced'> = {};
     try {
       await this.registry.epoch();
       dependencies.registry = 'ok';
-    } catch {
-      dependencies.registry = 'unavailable';
+    } catch (e) {
+      dependencies.registry = isCodedError(e) && e.code === 'REGISTRY_REPLACED' ? 'replaced' : 'unavailable';
     }
     for (const s of this.state?.model.sources ?? []) {
       if (!isEngineReachable(s)) continue;
