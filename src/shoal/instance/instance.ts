@@ -28,7 +28,7 @@ import type { CatalogModel, ShoalConfig, SourceConfig, TableConfig } from '../co
 import { limitsOf, requestTimeoutMs } from '../config/limits.js';
 import { catalogEntries, sourceTypeOf } from '../engine/catalog-entry.js';
 import { DuckDbEngine } from '../engine/duckdb/duckdb-engine.js';
-import type { Engine } from '../engine/engine.js';
+import type { Engine, RowBatch } from '../engine/engine.js';
 import { ShoalError } from '../errors.js';
 import { bindMvRelations, engineNameWithMvs } from '../mv/mv-relation.js';
 import { MvService } from '../mv/mv-service.js';
@@ -343,7 +343,7 @@ export class ShoalInstance implements QueryService {
       ...(commitDelayMs ? { beforeCommit: () => new Promise<void>((r) => setTimeout(r, commitDelayMs)) } : {}),
       ...(localBuildDelayMs ? { afterLocalBuild: () => new Promise<void>((r) => setTimeout(r, localBuildDelayMs)) } : {}),
       localStore: await SnapshotStore.open(this.mvLocalDir),
-      ...(this.options.onError ? { onNotQuiescent: this.options.onError } : {}),
+      ...(this.options.onError ? { onNotQuiescent: this.options.onError, onSnapshotUnreadable: this.options.onError } : {}),
     });
     if (tickMs > 0) {
       const mvs = this.mvs;
@@ -406,7 +406,7 @@ export class ShoalInstance implements QueryService {
     }
   }
 
-  private async queryWithin(req: QueryRequest, tokens: number, signal: AbortSignal): Promise<QueryResult> {
+  private async queryWithin(req: QueryRequest, tokens: number, signal: AbortSignal, rechecked = false): Promise<QueryResult> {
     const state = this.state;
     if (!state) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
     if (!req.role) {
@@ -482,7 +482,14 @@ export class ShoalInstance implements QueryService {
     const batches = this.engine.execute(engineSql, { signal, pushdown: plan.pushdown });
     // Pull the first batch now so the engine's column types are known before the response starts.
     const it = batches[Symbol.asyncIterator]();
-    const first = await it.next();
+    let first: IteratorResult<RowBatch>;
+    try {
+      first = await it.next();
+    } catch (e) {
+      // a snapshot that fails to read is quarantined (and rebuilt), and the query answered again: live
+      if (!rechecked && this.mvs && mvBound.snapshots && !signal.aborted && (await this.mvs.recheck(mvBound))) return this.queryWithin(req, tokens, signal, true);
+      throw e;
+    }
     const engineColumns = first.done ? undefined : first.value.columns;
     const classes = (engineColumns ?? []).map((c) => numberClassOfType(c.type));
     return keep({
