@@ -73,6 +73,8 @@ export async function benchPlanLimits(runs: number, limits: LimitsConfig = DEFAU
 async function loopHold(f: () => Promise<unknown>): Promise<number> {
   const h = monitorEventLoopDelay({ resolution: 1 });
   h.enable();
+  // the sampler's first tick only starts its clock: let it tick before the work
+  await new Promise((r) => setTimeout(r, 10));
   await f();
   await new Promise((r) => setTimeout(r, 5)); // one more sample after the work
   h.disable();
