@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { parseInstantText } from '../app/instant-arg.js';
 import { warningsBefore, type Outcome, type TikService } from '../app/tik-service.js';
 import type { Instant } from '../edn/value.js';
