@@ -80,6 +80,17 @@ describe('tik serve --tokens (real processes)', () => {
     expect(ok.status).toBe(200);
     const log = JSON.parse((await tik(dir, ['log', ok.body.ticket!, '--json'])).stdout) as { actor: string }[];
     expect(log.map((e) => e.actor)).toEqual(['alice']);
+
+    // `tik --remote` with a person's token: it pulls (a sync read needs any token) and pushes
+    // what it minted, admitted because every pushed event names one of the token's actors.
+    const nowhere = tempDir('tik-remote-cwd-');
+    dirs.push(nowhere);
+    const asBobRemote = await tik(nowhere, ['--remote', s.url, '--actor', 'bob', 'comment', ok.body.ticket!, 'hi'], { TIK_TOKEN: 'alice-secret' });
+    expect([asBobRemote.code, asBobRemote.stderr]).toEqual([1, expect.stringMatching(/auth\/forbidden/)]);
+    const asAliceRemote = await tik(nowhere, ['--remote', s.url, '--actor', 'alice', 'comment', ok.body.ticket!, 'hi'], { TIK_TOKEN: 'alice-secret' });
+    expect(asAliceRemote.code, asAliceRemote.stderr).toBe(0);
+    const after = JSON.parse((await tik(dir, ['log', ok.body.ticket!, '--json'])).stdout) as { actor: string }[];
+    expect(after.map((e) => e.actor)).toEqual(['alice', 'alice']);
   }, 120_000);
 });
 
