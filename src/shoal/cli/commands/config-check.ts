@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { bindAgainstSources, type SourceReach } from '../../check/source-binding.js';
 import { locateIssues } from '../../check/locate-issues.js';
-import { bindStatically } from '../../check/static-binding.js';
+import { bindStatically, type BindingReport } from '../../check/static-binding.js';
 import { checkConfig } from '../../config/load-config.js';
 import { formatIssue, type ConfigIssue } from '../../config/config-issue.js';
 
@@ -38,8 +38,14 @@ export function registerConfigCheck(program: Command): void {
       let sources: readonly SourceReach[] | undefined;
       const c = r.config;
       if (c) {
-        const bound = opts.connect ? await bindAgainstSources(c, { baseDir: dirname(resolve(opts.config)) }) : bindStatically(c);
-        if ('sources' in bound) sources = bound.sources;
+        let bound: BindingReport;
+        if (opts.connect) {
+          const connected = await bindAgainstSources(c, { baseDir: dirname(resolve(opts.config)) });
+          sources = connected.sources;
+          bound = connected;
+        } else {
+          bound = bindStatically(c);
+        }
         errors = merge(errors, locateIssues(opts.config, bound.errors));
         warnings = merge(warnings, locateIssues(opts.config, bound.warnings));
       }
