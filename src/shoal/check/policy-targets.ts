@@ -3,7 +3,7 @@
  * table rule governs its table; a domain rule governs every table of its domain for which that
  * role has no table rule of its own.
  */
-import { tableId, type CatalogModel, type RlsRuleConfig, type TableConfig } from '../config/model.js';
+import { qualifiedName, tableId, type CatalogModel, type RlsRuleConfig, type TableConfig } from '../config/model.js';
 
 export interface RuleTarget {
   /** Index in `rls_rules` (the key path is `rls_rules[ruleIndex]`). */
@@ -32,4 +32,13 @@ export function ruleTargets(catalog: CatalogModel): RuleTarget[] {
 /** How an issue names a rule: `RLS on sales.orders for role analyst` (the domain, for a domain rule). */
 export function ruleSubject(rule: RlsRuleConfig): string {
   return rule.table_id !== undefined ? `table ${rule.table_id}, role ${rule.role_id}` : `domain ${rule.domain_id ?? '?'}, role ${rule.role_id}`;
+}
+
+/** Names an RLS filter of a table by its config key path (`rls_rules[3]`), for runtime errors. */
+export function ruleNamer(catalog: CatalogModel): (tableKey: string, filter: string) => string | undefined {
+  const targets = ruleTargets(catalog);
+  return (tableKey, filter) => {
+    const hit = targets.find((x) => x.rule.filter === filter && qualifiedName(x.table).toLowerCase() === tableKey);
+    return hit === undefined ? undefined : `rls_rules[${hit.ruleIndex}]`;
+  };
 }

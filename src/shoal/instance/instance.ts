@@ -48,6 +48,8 @@ import { directDialectOf } from '../sql/route.js';
 import { normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
 import { disposing, requestDeadline } from './request-deadline.js';
 import { checkSqlLimits } from '../sql/sql-limits.js';
+import { explainBindFailure } from '../sql/bind-failure.js';
+import { ruleNamer } from '../check/policy-targets.js';
 import type { SourceDialect } from '../sources/source-driver.js';
 import { catalogFromConfig, planQuery, type GovernanceCatalog } from '../sql/index.js';
 
@@ -442,13 +444,17 @@ export class ShoalInstance implements QueryService {
     if (cached?.status === 'HIT') return cached.hit(headers);
     Object.assign(headers, cached?.headers);
     const keep = (r: QueryResult): QueryResult => (cached ? cached.keep(r) : r);
+    // a failure to bind what governance composed (an RLS filter, a mask, a registered column) names it
+    const bindContext = { catalog: governance, roleId: req.role, tables: plan.tables, ruleName: ruleNamer(state.model) };
     if (plan.route.kind === 'direct') {
       const route = plan.route;
       const source = state.model.sources.find((s) => s.id === route.sourceId);
       const dialect = DIRECT_DIALECT[route.dialect];
       if (!source || !dialect) throw new ShoalError('INTERNAL_ROUTE', `direct route to unknown source ${route.sourceId}`);
       const driver = this.pool.driver(dialect, source);
-      const fetched = await driver.query(plan.sql, [], signal);
+      const fetched = await driver.query(plan.sql, [], signal).catch((e: unknown) => {
+        throw explainBindFailure(e, bindContext) ?? e;
+      });
       const classes = fetched.columns.map(numberClassOfSourceColumn);
       return keep({
         columns,
@@ -463,7 +469,9 @@ export class ShoalInstance implements QueryService {
     const batches = this.engine.execute(engineSql, { signal, pushdown: plan.pushdown });
     // Pull the first batch now so the engine's column types are known before the response starts.
     const it = batches[Symbol.asyncIterator]();
-    const first = await it.next();
+    const first = await it.next().catch((e: unknown) => {
+      throw explainBindFailure(e, bindContext) ?? e;
+    });
     const engineColumns = first.done ? undefined : first.value.columns;
     const classes = (engineColumns ?? []).map((c) => numberClassOfType(c.type));
     return keep({
