@@ -34,11 +34,17 @@ export function ruleSubject(rule: RlsRuleConfig): string {
   return rule.table_id !== undefined ? `table ${rule.table_id}, role ${rule.role_id}` : `domain ${rule.domain_id ?? '?'}, role ${rule.role_id}`;
 }
 
-/** Names an RLS filter of a table by its config key path (`rls_rules[3]`), for runtime errors. */
+/**
+ * Names the rule an RLS filter of a table comes from, for runtime errors: by what identifies it in
+ * a config file and in the registry alike, `(table_id: orders, role_id: analyst)` (list positions
+ * differ between the two). The role may be an ancestor of the querying role.
+ */
 export function ruleNamer(catalog: CatalogModel): (tableKey: string, filter: string) => string | undefined {
   const targets = ruleTargets(catalog);
   return (tableKey, filter) => {
     const hit = targets.find((x) => x.rule.filter === filter && qualifiedName(x.table).toLowerCase() === tableKey);
-    return hit === undefined ? undefined : `rls_rules[${hit.ruleIndex}]`;
+    if (hit === undefined) return undefined;
+    const r = hit.rule;
+    return r.table_id !== undefined ? `(table_id: ${r.table_id}, role_id: ${r.role_id})` : `(domain_id: ${r.domain_id ?? '?'}, role_id: ${r.role_id})`;
   };
 }
