@@ -4,13 +4,17 @@
  * column the source lacks, a table in the wrong schema and a truncate mask over a text column are
  * errors naming their key paths; a config that binds has none.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSourceSchema } from '../../../../src/shoal/check/read-source-schema.js';
 import { bindAgainstSources } from '../../../../src/shoal/check/source-binding.js';
 import { tablesFromSchema } from '../../../../src/shoal/check/tables-from-schema.js';
-import { checkConfig } from '../../../../src/shoal/config/load-config.js';
+import { checkConfig, loadConfig } from '../../../../src/shoal/config/load-config.js';
+import { ShoalInstance } from '../../../../src/shoal/instance/instance.js';
 import type { SourceConfig } from '../../../../src/shoal/config/model.js';
 import { findSourceTable } from '../../../../src/shoal/sources/source-schema.js';
 import { service } from '../../../support/service.js';
@@ -178,5 +182,83 @@ rls_rules: [{table_id: orders, role_id: analyst, filter: "regoin = 'eu'"}]
       ['CONFIG_RLS_UNKNOWN_COLUMN', 'rls_rules[0].filter'],
     ]);
     expect(bad.errors[0]!.message).toBe(`column not found in source maria table ${DB}.orders; columns are: id, region, amount, big, small, ok, placed, at, ts, doc, note, ratio, raw, n`);
+  });
+});
+
+describe.skipIf(postgres.skip || mariadb.skip)('a query whose RLS rule or column does not bind at PostgreSQL or MariaDB', () => {
+  const DB = `shoal_bind_it_${process.pid}`;
+  let admin: pg.Client;
+  let conn: mysql.Connection;
+  let dir: string;
+  let instance: ShoalInstance;
+
+  beforeAll(async () => {
+    const pgUrl = new URL(postgres.url as string);
+    admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${DB}`);
+    await admin.query(`CREATE DATABASE ${DB}`);
+    const db = new pg.Client({ connectionString: postgres.url?.replace(/\/[^/]*$/, `/${DB}`) });
+    await db.connect();
+    await db.query("CREATE TABLE orders (id integer, region text); INSERT INTO orders VALUES (1, 'eu'), (2, 'us')");
+    await db.end();
+    const myUrl = new URL(mariadb.url as string);
+    conn = await mysql.createConnection({ uri: mariadb.url as string, multipleStatements: true });
+    await conn.query(`DROP DATABASE IF EXISTS ${DB}; CREATE DATABASE ${DB}; USE ${DB}; CREATE TABLE orders (id INT, region VARCHAR(8)); INSERT INTO orders VALUES (1, 'eu'), (3, 'us');`);
+    dir = mkdtempSync(join(tmpdir(), 'shoal-bind-it-'));
+    writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db"}
+auth: {provider: none}
+hot_tables: {auto_threshold: 0}
+sources:
+  - {id: pg-main, type: postgresql, host: ${pgUrl.hostname}, port: ${pgUrl.port}, database: ${DB}, username: ${decodeURIComponent(pgUrl.username)}, password: "\${env:SHOAL_IT_PASSWORD}"}
+  - {id: maria, type: mariadb, host: ${myUrl.hostname}, port: ${myUrl.port}, database: ${DB}, username: ${decodeURIComponent(myUrl.username)}}
+domains: [{id: sales}]
+tables:
+  - {source_id: pg-main, domain_id: sales, table: orders, alias: pg_orders, columns: [{name: id, data_type: integer}, {name: region, data_type: varchar}]}
+  - {source_id: maria, domain_id: sales, table: orders, alias: my_orders, columns: [{name: id, data_type: integer}, {name: regoin, data_type: varchar}]}
+roles:
+  - {id: admin, capabilities: [admin, full_results], domain_access: ['*']}
+  - {id: analyst, domain_access: [sales]}
+rls_rules:
+  - {table_id: pg_orders, role_id: analyst, filter: "regoin = 'eu'"}
+`);
+    const { config } = loadConfig({ path: join(dir, 'shoal.yaml') }, ENV);
+    instance = await ShoalInstance.start({ config, baseDir: dir, env: ENV });
+  });
+
+  afterAll(async () => {
+    await instance?.close();
+    await admin?.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`).catch(() => undefined);
+    await admin?.end();
+    await conn?.query(`DROP DATABASE IF EXISTS ${DB}`).catch(() => undefined);
+    await conn?.end();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const failure = async (sql: string, role: string) => {
+    const e = await (async () => {
+      const r = await instance.query({ sql, role, vars: {} }, new AbortController().signal);
+      for await (const _ of r.batches) void _;
+      return r.headers;
+    })().then((h) => new Error(`answered: ${JSON.stringify(h)}`), (err: unknown) => err as Error & { code?: string });
+    return e as Error & { code?: string };
+  };
+
+  it('the direct route to PostgreSQL names the rule and the column', async () => {
+    const e = await failure('SELECT id FROM sales.pg_orders', 'analyst');
+    expect(e.message).toBe('the RLS rule (table_id: pg_orders, role_id: analyst) on sales.pg_orders for role analyst reads column "regoin", which source pg-main table public.orders does not have');
+  });
+
+  it('the direct route to MariaDB names the registered column the source lacks', async () => {
+    const e = await failure('SELECT * FROM sales.my_orders', 'admin');
+    expect(e.code).toBe('SOURCE_QUERY_FAILED');
+    expect(e.message).toBe(`registered column sales.my_orders.regoin is not in source maria table ${DB}.orders`);
+  });
+
+  it('the engine route (a join across both, landed) names them too', async () => {
+    const rule = await failure('SELECT p.id FROM sales.pg_orders p JOIN sales.my_orders m ON m.id = p.id', 'analyst');
+    expect(rule.message).toMatch(/^the RLS rule \(table_id: pg_orders, role_id: analyst\) on sales\.pg_orders .* column "regoin"/);
+    const column = await failure('SELECT p.id, m.regoin FROM sales.pg_orders p JOIN sales.my_orders m ON m.id = p.id', 'admin');
+    expect(column.message).toBe(`registered column sales.my_orders.regoin is not in source maria table ${DB}.orders`);
   });
 });
