@@ -445,7 +445,7 @@ export class ShoalInstance implements QueryService {
     Object.assign(headers, cached?.headers);
     const keep = (r: QueryResult): QueryResult => (cached ? cached.keep(r) : r);
     // a failure to bind what governance composed (an RLS filter, a mask, a registered column) names it
-    const bindContext = { catalog: governance, roleId: req.role, tables: plan.tables, ruleName: ruleNamer(state.model) };
+    const bindContext = { catalog: governance, roleId: req.role, tables: plan.tables, sql: req.sql, ruleName: ruleNamer(state.model) };
     if (plan.route.kind === 'direct') {
       const route = plan.route;
       const source = state.model.sources.find((s) => s.id === route.sourceId);

@@ -19,6 +19,12 @@ export interface BindFailureContext {
   readonly roleId: string;
   /** Keys of the tables the plan reads. */
   readonly tables: readonly string[];
+  /**
+   * The user's SQL. A name it mentions may be the user's own mistake (a hidden or missing column
+   * reached through a derived table, a function applied to the wrong type): that failure is left
+   * as it is, so an error never tells a hidden column from a missing one, nor reveals a policy.
+   */
+  readonly sql: string;
   /** How to name the rule a filter comes from (e.g. `rls_rules[3]`), when the caller knows the config. */
   readonly ruleName?: (tableKey: string, filter: string) => string | undefined;
 }
@@ -42,6 +48,12 @@ function texts(e: unknown): string[] {
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
+/** Whether `sql` mentions `name` as a word (quoted or not, any case). */
+function mentions(sql: string, name: string): boolean {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^A-Za-z0-9_$])${escaped}($|[^A-Za-z0-9_$])`, 'i').test(sql);
+}
+
 /** A ShoalError naming the rule, mask or column at fault, or undefined when the failure is not one of those. */
 export function explainBindFailure(e: unknown, ctx: BindFailureContext): ShoalError | undefined {
   if (!isCodedError(e) || !['ENGINE_QUERY_FAILED', 'SOURCE_QUERY_FAILED'].includes(e.code)) return undefined;
@@ -61,6 +73,7 @@ export function explainBindFailure(e: unknown, ctx: BindFailureContext): ShoalEr
   }
   if (missing !== undefined) {
     const name = missing;
+    if (mentions(ctx.sql, name)) return undefined;
     for (const t of tables) {
       for (const f of ctx.catalog.rowFilters(ctx.roleId, t.tableKey)) {
         if (!(filterColumns(f) ?? []).some((c) => same(c, name))) continue;
@@ -72,7 +85,9 @@ export function explainBindFailure(e: unknown, ctx: BindFailureContext): ShoalEr
       }
     }
     for (const t of tables) {
-      const col = t.columns.find((c) => same(c.name, name));
+      // only a column the role sees is in its governed projection (a hidden one is never named)
+      const visible = ctx.catalog.visibleColumns(ctx.roleId, t.tableKey);
+      const col = t.columns.find((c) => same(c.name, name) && visible.some((v) => same(v, c.name)));
       if (!col) continue;
       return wrap(
         `registered column ${t.tableKey}.${col.name} is not in ${at(t)}`,
@@ -83,7 +98,7 @@ export function explainBindFailure(e: unknown, ctx: BindFailureContext): ShoalEr
   }
 
   const fn = all.map((x) => NO_FUNCTION.exec(x)?.[1]?.toLowerCase()).find((x) => x !== undefined);
-  if (fn === undefined) return undefined;
+  if (fn === undefined || mentions(ctx.sql, fn)) return undefined;
   const kind = fn === 'date_trunc' || fn === 'trunc' ? 'truncate' : fn.startsWith('regexp') ? 'regex' : undefined;
   if (kind === undefined) return undefined;
   for (const t of tables) {

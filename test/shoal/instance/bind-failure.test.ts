@@ -98,6 +98,15 @@ describe('a query that does not bind names what is wrong in the config', () => {
     expect(e.message).not.toMatch(/Binder|date_trunc\(/);
   });
 
+  it('a name the query itself uses is left to the generic error: no policy or hidden column is ever revealed by it', async () => {
+    // regoin is both the broken rule's column and a name the user wrote (through a derived table)
+    const e = await failure('SELECT t.regoin FROM (SELECT * FROM sales.orders) t', 'analyst');
+    expect(e.message).not.toMatch(/RLS|rule|regoin/);
+    // the user's own date_trunc on a text column is not blamed on a mask
+    const f = await failure("SELECT date_trunc('month', region) FROM sales.orders", 'viewer');
+    expect(f.message).not.toMatch(/mask/);
+  });
+
   it('queries that bind still answer', async () => {
     const r = await instance.query({ sql: 'SELECT id FROM sales.orders ORDER BY id', role: 'viewer', vars: {} }, new AbortController().signal);
     const rows: unknown[] = [];
