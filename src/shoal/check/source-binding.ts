@@ -5,6 +5,8 @@
  * filter reads only columns the table has. Every problem is reported (not just the first), with
  * the key path of the config entry and what it names.
  */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { child, item, type ConfigIssue } from '../config/config-issue.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import { DERIVED_SOURCE_ID, qualifiedName, type CatalogModel, type SourceConfig, type TableConfig } from '../config/model.js';
@@ -57,8 +59,31 @@ export async function bindAgainstSources(catalog: CatalogModel, options: Connect
   const reach: SourceReach[] = [];
 
   // sources one at a time: a check is a handful of catalog reads, and sources are often shared servers
+  const perTable = new Map<number, ConfigIssue>();
   for (const [i, source] of catalog.sources.entries()) {
     const tables = catalog.tables.filter((t) => t.source_id === source.id).map((t) => t.table);
+    if (isDirectorySource(source, options.baseDir)) {
+      // a directory of <table>.<ext> files: a missing file is that table's problem, not the source's
+      const found: SourceTableInfo[] = [];
+      for (const [k, t] of catalog.tables.entries()) {
+        if (t.source_id !== source.id) continue;
+        try {
+          found.push(...(await read(source, { baseDir: options.baseDir, ...(options.env ? { env: options.env } : {}), tables: [t.table] })).tables);
+        } catch (e) {
+          const err = e as { message?: string; hint?: string };
+          perTable.set(k, {
+            code: 'CONFIG_TABLE_NOT_IN_SOURCE',
+            path: child(item('tables', k), 'table'),
+            subject: qualifiedName(t),
+            message: err.message ?? String(e),
+            ...(err.hint ? { hint: err.hint } : {}),
+          });
+        }
+      }
+      schemas.set(source.id, { sourceId: source.id, tables: found });
+      reach.push({ id: source.id, ok: true, tables: found.length });
+      continue;
+    }
     try {
       const schema = await read(source, { baseDir: options.baseDir, ...(options.env ? { env: options.env } : {}), ...(isFileSource(source) ? { tables } : {}) });
       schemas.set(source.id, schema);
@@ -85,6 +110,11 @@ export async function bindAgainstSources(catalog: CatalogModel, options: Connect
     if (!source || !schema) return; // unknown source: the loader reports it; unreachable: reported above
     bound.add(i);
     const at = item('tables', i);
+    const unread = perTable.get(i);
+    if (unread) {
+      errors.push(unread);
+      return;
+    }
     const { table, where } = locate(t, source, schema);
     if (!table) {
       const names = schema.tables.filter((x) => where === undefined || x.schema.toLowerCase() === where.toLowerCase()).map((x) => x.table);
@@ -172,6 +202,15 @@ export async function bindAgainstSources(catalog: CatalogModel, options: Connect
 
   const statics = bindStatically(catalog, { boundAtSource: new Set([...bound].filter((i) => found.has(i))) });
   return { errors: [...errors, ...statics.errors], warnings: [...warnings, ...statics.warnings], sources: reach };
+}
+
+function isDirectorySource(s: SourceConfig, baseDir: string): boolean {
+  if (!isFileSource(s) || s.path === undefined || s.path === '') return false;
+  try {
+    return statSync(resolve(baseDir, s.path)).isDirectory();
+  } catch {
+    return false; // a missing path is the source's error
+  }
 }
 
 function isFileSource(s: SourceConfig): boolean {

@@ -3,6 +3,8 @@
  * finding of issue 14 that `config check` used to pass is an error naming its key path and what it
  * names, every error is reported, and a config that binds gives none.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindAgainstSources } from '../../../src/shoal/check/source-binding.js';
 import { checkConfig } from '../../../src/shoal/config/load-config.js';
@@ -98,6 +100,22 @@ describe('config check --connect', () => {
     );
     expect(r.errors.find((e) => e.path === 'tables[1].table')!.message).toBe('table main.custmers not found in source shop; tables in main are: customers, orders');
     expect(r.errors.find((e) => e.path === 'tables[4].table')!.hint).toBe('did you mean "tickets"?');
+  });
+
+  it('a directory source: a missing <table>.csv is an error at that table, and the other tables are still bound', async () => {
+    mkdirSync(join(fx.dir, 'csvdir'), { recursive: true });
+    writeFileSync(join(fx.dir, 'csvdir', 'kinds.csv'), 'code,label\na,Alpha\n');
+    const text = goodConfig()
+      .replace('  - {id: board, type: tik, path: board}', '  - {id: board, type: tik, path: board}\n  - {id: dir, type: csv, path: csvdir}')
+      .replace('roles:', `  - {source_id: dir, domain_id: sales, table: kinds, columns: [{name: code, data_type: varchar}, {name: lable, data_type: varchar}]}
+  - {source_id: dir, domain_id: sales, table: sizes, columns: [{name: code, data_type: varchar}]}
+roles:`);
+    const r = await connectCheck(text);
+    expect(r.errors.map((e) => [e.code, e.path])).toEqual([
+      ['CONFIG_COLUMN_NOT_IN_SOURCE', 'tables[6].columns[1]'],
+      ['CONFIG_TABLE_NOT_IN_SOURCE', 'tables[7].table'],
+    ]);
+    expect(r.errors[1]!.message).toContain(join('csvdir', 'sizes.csv'));
   });
 
   it('a PostgreSQL source that cannot be reached is an error at its sources entry, and the rest is still checked', async () => {
