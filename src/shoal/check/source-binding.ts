@@ -156,7 +156,10 @@ export async function bindAgainstSources(catalog: CatalogModel, options: Connect
           path: child(cat, 'data_type'),
           subject,
           message: `declared ${c.data_type}, but source ${t.source_id} has ${col.nativeType} (it reaches shoal as ${col.configType})`,
-          hint: `declare data_type: ${col.configType}`,
+          hint:
+            source.type === 'sqlite' && ['date', 'timestamp'].includes(typeClass(c.data_type))
+              ? `declare data_type: ${col.configType}, or declare the SQLite column ${typeClass(c.data_type) === 'date' ? 'DATE' : 'DATETIME'} so it lands as a ${typeClass(c.data_type)}`
+              : `declare data_type: ${col.configType}`,
         });
       }
       if (maskFails) {
