@@ -46,6 +46,7 @@ import { SourcePool } from '../sources/source-pool.js';
 import { directDialectOf } from '../sql/route.js';
 import { normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
 import { governanceOf } from './plan-job.js';
+import { limitToDomains } from '../sql/domain-scope.js';
 import { PlannerPool, type PlanCatalog } from './planner-pool.js';
 import { abortError, disposing, requestDeadline } from './request-deadline.js';
 import { checkSqlLimits } from '../sql/sql-limits.js';
@@ -464,7 +465,7 @@ export class ShoalInstance implements QueryService {
     Object.assign(headers, cached?.headers);
     const keep = (r: QueryResult): QueryResult => (cached ? cached.keep(r) : r);
     // a failure to bind what governance composed (an RLS filter, a mask, a registered column) names it
-    const bindContext = { catalog: governance, roleId: req.role, tables: plan.tables, sql: req.sql, ruleName: ruleNamer(state.model) };
+    const bindContext = () => ({ catalog: req.domains ? limitToDomains(state.governance, req.domains) : state.governance, roleId: req.role, tables: plan.tables, sql: req.sql, ruleName: ruleNamer(state.model) });
     if (plan.route.kind === 'direct') {
       const route = plan.route;
       const source = state.model.sources.find((s) => s.id === route.sourceId);
@@ -472,7 +473,7 @@ export class ShoalInstance implements QueryService {
       if (!source || !dialect) throw new ShoalError('INTERNAL_ROUTE', `direct route to unknown source ${route.sourceId}`);
       const driver = this.pool.driver(dialect, source);
       const fetched = await driver.query(plan.sql, [], signal).catch((e: unknown) => {
-        throw explainBindFailure(e, bindContext) ?? e;
+        throw explainBindFailure(e, bindContext()) ?? e;
       });
       const classes = fetched.columns.map(numberClassOfSourceColumn);
       return keep({
@@ -494,7 +495,7 @@ export class ShoalInstance implements QueryService {
     } catch (e) {
       // a snapshot that fails to read is quarantined (and rebuilt), and the query answered again: live
       if (!rechecked && this.mvs && mvBound.snapshots && !signal.aborted && (await this.mvs.recheck(mvBound))) return this.queryWithin(req, tokens, signal, true);
-      throw explainBindFailure(e, bindContext) ?? e;
+      throw explainBindFailure(e, bindContext()) ?? e;
     }
     const engineColumns = first.done ? undefined : first.value.columns;
     const classes = (engineColumns ?? []).map((c) => numberClassOfType(c.type));
