@@ -465,7 +465,8 @@ export class ShoalInstance implements QueryService {
     Object.assign(headers, cached?.headers);
     const keep = (r: QueryResult): QueryResult => (cached ? cached.keep(r) : r);
     // a failure to bind what governance composed (an RLS filter, a mask, a registered column) names it
-    const bindContext = () => ({ catalog: req.domains ? limitToDomains(state.governance, req.domains) : state.governance, roleId: req.role, tables: plan.tables, sql: req.sql, ruleName: ruleNamer(state.model) });
+    const roleId = req.role;
+    const bindContext = () => ({ catalog: req.domains ? limitToDomains(state.governance, req.domains) : state.governance, roleId, tables: plan.tables, sql: req.sql, ruleName: ruleNamer(state.model) });
     if (plan.route.kind === 'direct') {
       const route = plan.route;
       const source = state.model.sources.find((s) => s.id === route.sourceId);
