@@ -114,9 +114,9 @@ export async function startTrinoNode(options: TrinoNodeOptions): Promise<TrinoNo
     'node.bind-ip=127.0.0.1',
     'node.internal-address=127.0.0.1',
     'catalog.management=dynamic',
-    'catalog.store=file',
+    // a worker takes its catalogs from the coordinator, and has no web UI: these are coordinator-only
+    ...(coordinator ? ['catalog.store=file', 'web-ui.enabled=false'] : []),
     `plugin.dir=${join(server, 'plugin')}`,
-    'web-ui.enabled=false',
     'http-server.log.enabled=false',
   ];
   writeFileSync(join(dir, 'etc', 'config.properties'), props.join('\n') + '\n');
@@ -162,11 +162,24 @@ export async function startTrinoNode(options: TrinoNodeOptions): Promise<TrinoNo
   };
 }
 
-/** Poll until the node at `url` answers GET /v1/info with `"starting": false`. */
-export async function waitTrinoReady(url: string, deadlineMs = 600_000, failed?: () => string | undefined): Promise<void> {
+/** Why the node whose directory is `dir` will never start (its log says so), if it says so. */
+export function trinoBootFailure(dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  let log: string;
+  try {
+    log = readFileSync(join(dir, 'server.log'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  if (!/Configuration is invalid|ERROR\tmain\tio\.trino\.server\.Server|Error: Could not find or load main class|Unrecognized option/.test(log)) return undefined;
+  return `the Trino node in ${dir} failed to start:\n${log.split('\n').slice(-25).join('\n')}`;
+}
+
+/** Poll until the node at `url` answers GET /v1/info with `"starting": false`; fail fast when its log (in `dir`) shows a failed boot. */
+export async function waitTrinoReady(url: string, deadlineMs = 600_000, dir?: string): Promise<void> {
   const end = Date.now() + deadlineMs;
   for (;;) {
-    const why = failed?.();
+    const why = trinoBootFailure(dir);
     if (why !== undefined) throw new Error(why);
     try {
       const r = await fetch(`${url}/v1/info`);

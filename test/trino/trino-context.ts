@@ -29,7 +29,7 @@ export async function readyTrino(): Promise<ReadyTrino> {
   const info = trinoInfo();
   if (!('url' in info)) throw new Error(`Trino is missing: ${info.missing}`);
   try {
-    await waitTrinoReady(info.url, 840_000);
+    await waitTrinoReady(info.url, 840_000, info.logDir);
   } catch (e) {
     throw new Error(`${(e as Error).message}\n--- coordinator log ---\n${tail(info.logDir)}`);
   }

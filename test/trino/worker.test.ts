@@ -26,12 +26,12 @@ describe.runIf(trinoAvailable())('a Trino cluster of two nodes', () => {
     if (info.worker) {
       // the global setup booted it alongside the coordinator (a boot here would add minutes to the run)
       workerId = info.worker.nodeId;
-      await waitTrinoReady(info.worker.url, 840_000);
+      await waitTrinoReady(info.worker.url, 840_000, info.worker.logDir);
     } else {
       // a coordinator given by TRINO_URL: add a worker to it now
       started = await startTrinoNode({ nodeId: `worker-${process.pid}`, coordinatorUrl: info.url, heap: '1024m' });
       workerId = started.nodeId;
-      await waitTrinoReady(started.url, 840_000);
+      await waitTrinoReady(started.url, 840_000, started.dir);
     }
     await until('the worker to be active at the coordinator', async () => {
       const rows = await client.rows(`SELECT node_id FROM system.runtime.nodes WHERE state = 'active' AND NOT coordinator`);
