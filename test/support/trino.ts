@@ -82,6 +82,8 @@ export interface TrinoNodeOptions {
   readonly nodeId: string;
   readonly heap?: string;
   readonly port?: number;
+  /** `node.environment`: a worker must share its coordinator's (default `shoal_test`). */
+  readonly environment?: string;
 }
 
 async function killAndWait(child: ChildProcess): Promise<void> {
@@ -109,7 +111,7 @@ export async function startTrinoNode(options: TrinoNodeOptions): Promise<TrinoNo
     ...(coordinator ? ['node-scheduler.include-coordinator=true'] : []),
     `http-server.http.port=${port}`,
     `discovery.uri=${options.coordinatorUrl ?? url}`,
-    'node.environment=shoal_test',
+    `node.environment=${options.environment ?? 'shoal_test'}`,
     `node.id=${options.nodeId}`,
     'node.bind-ip=127.0.0.1',
     'node.internal-address=127.0.0.1',

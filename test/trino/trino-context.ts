@@ -31,7 +31,7 @@ export async function readyTrino(): Promise<ReadyTrino> {
   try {
     await waitTrinoReady(info.url, 840_000, info.logDir);
   } catch (e) {
-    throw new Error(`${(e as Error).message}\n--- coordinator log ---\n${tail(info.logDir)}`);
+    throw new Error(`${(e as Error).message}\n--- coordinator log ---\n${tail(info.logDir)}`, { cause: e });
   }
   return info;
 }

@@ -29,7 +29,8 @@ describe.runIf(trinoAvailable())('a Trino cluster of two nodes', () => {
       await waitTrinoReady(info.worker.url, 840_000, info.worker.logDir);
     } else {
       // a coordinator given by TRINO_URL: add a worker to it now
-      started = await startTrinoNode({ nodeId: `worker-${process.pid}`, coordinatorUrl: info.url, heap: '1024m' });
+      const { environment } = (await (await fetch(`${info.url}/v1/info`)).json()) as { environment: string };
+      started = await startTrinoNode({ nodeId: `worker-${process.pid}`, coordinatorUrl: info.url, heap: '1024m', environment });
       workerId = started.nodeId;
       await waitTrinoReady(started.url, 840_000, started.dir);
     }
