@@ -46,9 +46,12 @@ import { SourcePool } from '../sources/source-pool.js';
 import { directDialectOf } from '../sql/route.js';
 import { normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
 import { governanceOf } from './plan-job.js';
+import { limitToDomains } from '../sql/domain-scope.js';
 import { PlannerPool, type PlanCatalog } from './planner-pool.js';
 import { abortError, disposing, requestDeadline } from './request-deadline.js';
 import { checkSqlLimits } from '../sql/sql-limits.js';
+import { explainBindFailure } from '../sql/bind-failure.js';
+import { ruleNamer } from '../check/policy-targets.js';
 import type { SourceDialect } from '../sources/source-driver.js';
 
 /** The registry used when the config names none: a SQLite file beside the config. */
@@ -461,13 +464,18 @@ export class ShoalInstance implements QueryService {
     if (cached?.status === 'HIT') return cached.hit(headers);
     Object.assign(headers, cached?.headers);
     const keep = (r: QueryResult): QueryResult => (cached ? cached.keep(r) : r);
+    // a failure to bind what governance composed (an RLS filter, a mask, a registered column) names it
+    const roleId = req.role;
+    const bindContext = () => ({ catalog: req.domains ? limitToDomains(state.governance, req.domains) : state.governance, roleId, tables: plan.tables, sql: req.sql, ruleName: ruleNamer(state.model) });
     if (plan.route.kind === 'direct') {
       const route = plan.route;
       const source = state.model.sources.find((s) => s.id === route.sourceId);
       const dialect = DIRECT_DIALECT[route.dialect];
       if (!source || !dialect) throw new ShoalError('INTERNAL_ROUTE', `direct route to unknown source ${route.sourceId}`);
       const driver = this.pool.driver(dialect, source);
-      const fetched = await driver.query(plan.sql, [], signal);
+      const fetched = await driver.query(plan.sql, [], signal).catch((e: unknown) => {
+        throw explainBindFailure(e, bindContext()) ?? e;
+      });
       const classes = fetched.columns.map(numberClassOfSourceColumn);
       return keep({
         columns,
@@ -488,7 +496,7 @@ export class ShoalInstance implements QueryService {
     } catch (e) {
       // a snapshot that fails to read is quarantined (and rebuilt), and the query answered again: live
       if (!rechecked && this.mvs && mvBound.snapshots && !signal.aborted && (await this.mvs.recheck(mvBound))) return this.queryWithin(req, tokens, signal, true);
-      throw e;
+      throw explainBindFailure(e, bindContext()) ?? e;
     }
     const engineColumns = first.done ? undefined : first.value.columns;
     const classes = (engineColumns ?? []).map((c) => numberClassOfType(c.type));
