@@ -112,7 +112,12 @@ export class ShardGateway {
     for (let i = 0; i < this.shard.count; i++) {
       parts.push(i === this.shard.index ? local() : this.directory.call(i, `${path}?${query.toString()}`, { headers: { ...this.peerHeaders } }, tryNext));
     }
-    return Promise.all(parts);
+    // Every part settles before an error is chosen, and the lowest-numbered shard's wins: the
+    // answer does not depend on which unreachable shard happened to fail first.
+    const settled = await Promise.allSettled(parts);
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((r) => (r as PromiseFulfilledResult<Answer>).value);
   }
 
   private static parsed<T>(answers: readonly Answer[]): T[] | Answer {
