@@ -11,6 +11,7 @@ import { registerCredentials } from './commands/credentials.js';
 import { registerDemo } from './commands/demo.js';
 import { registerMvCheck } from './commands/mv-check.js';
 import { registerQuery } from './commands/query.js';
+import { registerRegistry } from './commands/registry.js';
 import { registerServe } from './commands/serve.js';
 
 export function buildShoalProgram(): Command {
@@ -25,6 +26,7 @@ export function buildShoalProgram(): Command {
   registerServe(program);
   registerQuery(program);
   registerConfigCheck(program);
+  registerRegistry(program);
   registerMvCheck(program);
   registerCredentials(program);
   return program;
