@@ -78,7 +78,7 @@ function checkWith(catalog: CatalogModel): void {
 }
 
 /** The epoch a mutation must find (If-Match), or undefined when the caller sent none. */
-function expectedEpoch(req: FastifyRequest): MutationOptions {
+function epochPrecondition(req: FastifyRequest): MutationOptions {
   const h = req.headers['if-match'];
   if (h === undefined) return {};
   const m = IF_MATCH.exec(Array.isArray(h) ? (h[0] ?? '') : h);
@@ -125,7 +125,7 @@ export function adminPlugin(target: AdminTarget) {
           hint: 'edit the config file and run `shoal registry plan --config FILE` then `shoal registry apply --config FILE`; or set control_plane.catalog: registry to manage the catalog through this API',
         });
       }
-      return { catalog, options: expectedEpoch(req) };
+      return { catalog, options: epochPrecondition(req) };
     };
     // shoal has no data write API: a registry mutation is the one write through shoal, and it
     // invalidates the cached rows of the tables it touches (fleet-wide when the cache is shared)

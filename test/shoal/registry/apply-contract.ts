@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { catalogOf, makeCatalog, makeColumn, type CatalogModel } from '../../../src/shoal/config/model.js';
+import { catalogOf, makeCatalog, makeColumn, makeTable, type CatalogModel } from '../../../src/shoal/config/model.js';
 import { openRegistry } from '../../../src/shoal/registry/open-registry.js';
 import type { Registry } from '../../../src/shoal/registry/registry.js';
 import { catalogArbitrary, catalogKey } from './catalog-arbitrary.js';
@@ -147,7 +147,7 @@ export function applyContract(label: string, harness: Pick<RegistryHarness, 'fre
       orders = (await r.snapshot()).catalog.tables.find((t) => t.table === 'orders')!;
       expect(orders.columns.map((c) => c.name)).not.toContain('note');
       await expect(r.dropColumn('orders', 'nope')).rejects.toMatchObject({ code: 'REGISTRY_NOT_FOUND' });
-      const one = makeCatalog({ domains: [{ id: 'd' }], sources: [{ id: 's', type: 'csv', path: '/x.csv' }], tables: [{ source_id: 's', domain_id: 'd', table: 't', columns: [{ name: 'only' }] }] });
+      const one = makeCatalog({ domains: [{ id: 'd' }], sources: [{ id: 's', type: 'csv', path: '/x.csv' }], tables: [makeTable({ source_id: 's', domain_id: 'd', table: 't', columns: [makeColumn({ name: 'only' })] })] });
       await r.applyConfig(one);
       await expect(r.dropColumn('t', 'only')).rejects.toMatchObject({ code: 'REGISTRY_IN_USE' });
     });
