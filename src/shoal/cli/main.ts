@@ -12,6 +12,7 @@ import { registerDemo } from './commands/demo.js';
 import { registerIntrospect } from './commands/introspect.js';
 import { registerMvCheck } from './commands/mv-check.js';
 import { registerQuery } from './commands/query.js';
+import { registerRegistry } from './commands/registry.js';
 import { registerServe } from './commands/serve.js';
 
 export function buildShoalProgram(): Command {
@@ -27,6 +28,7 @@ export function buildShoalProgram(): Command {
   registerQuery(program);
   registerConfigCheck(program);
   registerIntrospect(program);
+  registerRegistry(program);
   registerMvCheck(program);
   registerCredentials(program);
   return program;

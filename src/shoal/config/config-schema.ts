@@ -7,6 +7,7 @@ import { z } from 'zod';
 import {
   CAPABILITIES,
   CARDINALITIES,
+  CATALOG_OWNERS,
   FEDERATION_ENGINES,
   MASK_TYPES,
   MV_CONSISTENCIES,
@@ -108,6 +109,7 @@ export const rlsRuleSchema = z.object({
 });
 
 export const controlPlaneSchema = z.object({
+  catalog: optional(z.enum(CATALOG_OWNERS)),
   tenant_url: optional(name),
   platform_url: optional(name),
   org_id: optional(name),

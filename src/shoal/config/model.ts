@@ -51,6 +51,15 @@ export const CAPABILITIES = [
 export type Capability = (typeof CAPABILITIES)[number];
 
 export const FEDERATION_ENGINES = ['duckdb', 'trino'] as const;
+
+/**
+ * Who owns the governed catalog (`control_plane.catalog`). `config`: the config file is
+ * authoritative — `shoal registry apply` (and `shoal serve` at start) makes the registry exactly the
+ * file, and the admin API refuses catalog mutations. `registry`: the admin API owns it — the file's
+ * catalog only seeds a registry that was never written.
+ */
+export const CATALOG_OWNERS = ['config', 'registry'] as const;
+export type CatalogOwner = (typeof CATALOG_OWNERS)[number];
 export type FederationEngineName = (typeof FEDERATION_ENGINES)[number];
 
 /** `source_id` of a governed view (a table defined by `view_sql` rather than by a source). */
@@ -176,6 +185,8 @@ export interface RlsRuleConfig {
 // Stateful components (ARCHITECTURE.md S2): each reached through a connection in the config.
 
 export interface ControlPlaneConfig {
+  /** Who owns the catalog (default `config`); see CATALOG_OWNERS. */
+  readonly catalog: CatalogOwner;
   /** Registry URL: `sqlite:///relative.db`, `sqlite:////absolute/path.db`, `postgresql://…`. */
   readonly tenant_url?: string;
   readonly platform_url?: string;
@@ -256,7 +267,7 @@ export const DEFAULT_MV_REFRESH_INTERVAL = 300;
 export const DEFAULT_RELATIONSHIP_REFRESH_INTERVAL = 300;
 
 export const DEFAULT_STATEFUL: StatefulConfig = deepFreeze({
-  control_plane: { pool_min: 2, pool_max: 10 },
+  control_plane: { catalog: 'config', pool_min: 2, pool_max: 10 },
   cache: { enabled: true, default_ttl: 300 },
   hot_tables: { auto_threshold: 1000, refresh_interval: 300, max_rows: 1000, max_bytes: 10_485_760 },
   federation_engine: 'duckdb',

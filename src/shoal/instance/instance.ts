@@ -10,10 +10,12 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { isCodedError } from '../../core/errors.js';
 import { createAuthenticator } from '../auth/authenticator.js';
 import type { EdgeAuth } from '../auth/edge-auth.js';
+import { withAbsolutePaths } from '../config/absolute-paths.js';
+import { catalogOf } from '../config/model.js';
 import { DEFAULT_AUTH } from '../config/auth-config.js';
 import { openIdentityStore, type IdentityStore } from '../registry/identity-store.js';
 import { openSqlClient } from '../../core/sql/open-sql-client.js';
@@ -24,7 +26,7 @@ import type { HotBackend } from '../cache/hot-backend.js';
 import { hotCandidates, type HotCandidate } from '../cache/hot-selection.js';
 import { MemoryHotBackend } from '../cache/memory-hot-backend.js';
 import { RedisHotBackend } from '../cache/redis-hot-backend.js';
-import type { CatalogModel, ShoalConfig, SourceConfig, TableConfig } from '../config/model.js';
+import type { CatalogOwner, ShoalConfig, SourceConfig, TableConfig } from '../config/model.js';
 import { limitsOf, requestTimeoutMs } from '../config/limits.js';
 import { catalogEntries, sourceTypeOf } from '../engine/catalog-entry.js';
 import { DuckDbEngine } from '../engine/duckdb/duckdb-engine.js';
@@ -65,8 +67,15 @@ export interface InstanceOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Config-epoch poll interval (default 2000 ms). */
   readonly pollMs?: number;
-  /** Import the config into the registry at start (default true). */
+  /**
+   * Write the config's catalog to the registry at start (default true), as `control_plane.catalog`
+   * says: `config` applies the file exactly (additions, changes, deletions; a no-op when the
+   * registry already equals it); `registry` seeds a registry that was never written (epoch 0) and
+   * otherwise leaves it alone. A read command passes false.
+   */
   readonly importConfig?: boolean;
+  /** Open this registry instead of the config's (`sqlite:///:memory:`: a catalog built in memory). */
+  readonly registryUrl?: string;
   /** Called with background failures (a reconcile that failed; it is retried at the next poll). */
   readonly onError?: (e: unknown) => void;
   /** Materialized views (defaults also read from env SHOAL_MV_TICK_MS, SHOAL_MV_LEASE_MS). */
@@ -173,12 +182,12 @@ export class ShoalInstance implements QueryService {
   }
 
   static async start(options: InstanceOptions): Promise<ShoalInstance> {
-    const url = options.config.stateful.control_plane.tenant_url ?? EMBEDDED_REGISTRY_URL;
+    const url = options.registryUrl ?? options.config.stateful.control_plane.tenant_url ?? EMBEDDED_REGISTRY_URL;
     const registry = await openRegistry(url, { baseDir: options.baseDir });
     let engine: Engine | undefined;
     let instance: ShoalInstance | undefined;
     try {
-      if (options.importConfig ?? true) await registry.importConfig(withAbsolutePaths(options.config, options.baseDir));
+      if (options.importConfig ?? true) await writeConfigCatalog(registry, options);
       const limits = limitsOf(options.config);
       engine = options.config.stateful.federation_engine === 'trino'
         ? await openTrinoEngine(options, requestTimeoutMs(limits))
@@ -359,6 +368,11 @@ export class ShoalInstance implements QueryService {
         { intervalMs: tickMs, ...(this.options.onError ? { onError: this.options.onError } : {}) },
       );
     }
+  }
+
+  /** Who owns the catalog (`control_plane.catalog`): the admin API refuses catalog mutations unless `registry`. */
+  get catalogOwner(): CatalogOwner {
+    return this.options.config.stateful.control_plane.catalog;
   }
 
   /** The epoch the served catalog was built at. */
@@ -565,8 +579,27 @@ function isEngineReachable(s: SourceConfig): boolean {
   }
 }
 
-/** File-backed sources name paths relative to the config file; the registry keeps them absolute. */
-function withAbsolutePaths<T extends CatalogModel>(model: T, baseDir: string): T {
-  const sources = model.sources.map((s) => (s.path && !isAbsolute(s.path) ? { ...s, path: resolve(baseDir, s.path) } : s));
-  return { ...model, sources };
+/**
+ * The config's catalog into the registry at start, as its owner says (see InstanceOptions.importConfig).
+ * In registry mode a file that no longer matches the registry is reported, never written.
+ */
+async function writeConfigCatalog(registry: Registry, options: InstanceOptions): Promise<void> {
+  const catalog = withAbsolutePaths(catalogOf(options.config), options.baseDir);
+  if (options.config.stateful.control_plane.catalog === 'config') {
+    await registry.applyConfig(catalog);
+    return;
+  }
+  try {
+    // only a registry nothing was ever written to: concurrent first starts seed it once
+    await registry.applyConfig(catalog, { expectedEpoch: 0 });
+    return;
+  } catch (e) {
+    if (!isCodedError(e) || e.code !== 'REGISTRY_EPOCH_MISMATCH') throw e;
+  }
+  const { entries } = await registry.plan(catalog);
+  if (entries.length > 0) {
+    options.onError?.(new ShoalError('CATALOG_FILE_NOT_APPLIED', `the config file's catalog differs from the registry in ${entries.length} object(s); with control_plane.catalog: registry the admin API owns the catalog and the file only seeds an empty registry, so the registry is served`, {
+      hint: 'shoal registry plan --config FILE shows the difference; shoal registry apply --config FILE makes the registry exactly the file',
+    }));
+  }
 }

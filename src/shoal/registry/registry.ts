@@ -10,6 +10,7 @@
  */
 import type {
   CatalogModel,
+  ColumnConfig,
   DomainConfig,
   RelationshipConfig,
   RlsRuleConfig,
@@ -17,6 +18,7 @@ import type {
   SourceConfig,
   TableConfig,
 } from '../config/model.js';
+import type { CatalogPlan, PlanEntry } from './catalog-plan.js';
 
 export interface RegistrySnapshot {
   /** The epoch the catalog was read at (one consistent read). */
@@ -33,7 +35,21 @@ export interface MutationResult {
   readonly changes: readonly string[];
 }
 
-export interface ImportOptions {
+/** Applies to every mutation. */
+export interface MutationOptions {
+  /**
+   * Optimistic concurrency: refuse the mutation (REGISTRY_EPOCH_MISMATCH, nothing written) unless
+   * the registry is still at this epoch when the mutation takes the registry's write lock.
+   */
+  readonly expectedEpoch?: number;
+}
+
+/** What an apply did: the plan it carried out, computed inside its own transaction. */
+export interface ApplyResult extends MutationResult {
+  readonly entries: readonly PlanEntry[];
+}
+
+export interface ImportOptions extends MutationOptions {
   /**
    * Delete registry entries the imported catalog doesn't have. Default false: import merges (upserts
    * every entry of the config, leaves entries registered through the admin API alone).
@@ -57,26 +73,42 @@ export interface Registry {
   /** Idempotent: importing the same catalog twice leaves the epoch unchanged. */
   importConfig(catalog: CatalogModel, options?: ImportOptions): Promise<MutationResult>;
 
-  registerSource(source: SourceConfig): Promise<MutationResult>;
+  /**
+   * What `applyConfig(catalog)` would do now: additions, changes and deletions per object kind and
+   * id. Writes nothing; refuses an invalid catalog as apply would (REGISTRY_INVALID).
+   */
+  plan(catalog: CatalogModel): Promise<CatalogPlan>;
+  /**
+   * Make the registry exactly `catalog` (additions, changes and deletions) in one transaction under
+   * the registry's write lock: one epoch bump when anything changed, none otherwise (a second apply
+   * of the same catalog is a no-op). Concurrent applies serialise; none sees another half done.
+   */
+  applyConfig(catalog: CatalogModel, options?: MutationOptions): Promise<ApplyResult>;
+
+  registerSource(source: SourceConfig, options?: MutationOptions): Promise<MutationResult>;
   /** Refused (REGISTRY_IN_USE) while tables reference the source. */
-  dropSource(id: string): Promise<MutationResult>;
-  registerDomain(domain: DomainConfig): Promise<MutationResult>;
+  dropSource(id: string, options?: MutationOptions): Promise<MutationResult>;
+  registerDomain(domain: DomainConfig, options?: MutationOptions): Promise<MutationResult>;
   /** Refused while tables or RLS rules reference the domain. */
-  dropDomain(id: string): Promise<MutationResult>;
+  dropDomain(id: string, options?: MutationOptions): Promise<MutationResult>;
   /**
    * Upsert a table, and with it (one mutation) RLS rules that name it: a view over governed tables
    * needs its own rules the moment it exists (see checkCatalog's CONFIG_VIEW_LAUNDERS_ROWS).
    */
-  registerTable(table: TableConfig, rlsRules?: readonly RlsRuleConfig[]): Promise<MutationResult>;
+  registerTable(table: TableConfig, rlsRules?: readonly RlsRuleConfig[], options?: MutationOptions): Promise<MutationResult>;
   /** By table id (alias or name) or qualified name; refused while RLS rules or relationships reference it. */
-  dropTable(ref: string): Promise<MutationResult>;
-  registerRole(role: RoleConfig): Promise<MutationResult>;
+  dropTable(ref: string, options?: MutationOptions): Promise<MutationResult>;
+  /** Add a column to a registered table (appended), or replace the one with the same name in place. */
+  upsertColumn(tableRef: string, column: ColumnConfig, options?: MutationOptions): Promise<MutationResult>;
+  /** Refused (REGISTRY_IN_USE) when it is the table's last column. */
+  dropColumn(tableRef: string, name: string, options?: MutationOptions): Promise<MutationResult>;
+  registerRole(role: RoleConfig, options?: MutationOptions): Promise<MutationResult>;
   /** Refused while RLS rules or child roles reference it. */
-  dropRole(id: string): Promise<MutationResult>;
-  upsertRlsRule(rule: RlsRuleConfig): Promise<MutationResult>;
-  dropRlsRule(key: RlsRuleKey): Promise<MutationResult>;
-  registerRelationship(relationship: RelationshipConfig): Promise<MutationResult>;
-  dropRelationship(id: string): Promise<MutationResult>;
+  dropRole(id: string, options?: MutationOptions): Promise<MutationResult>;
+  upsertRlsRule(rule: RlsRuleConfig, options?: MutationOptions): Promise<MutationResult>;
+  dropRlsRule(key: RlsRuleKey, options?: MutationOptions): Promise<MutationResult>;
+  registerRelationship(relationship: RelationshipConfig, options?: MutationOptions): Promise<MutationResult>;
+  dropRelationship(id: string, options?: MutationOptions): Promise<MutationResult>;
 
   /**
    * PostgreSQL only: call `onNotify` when any handle commits a mutation (LISTEN/NOTIFY). A fast path;

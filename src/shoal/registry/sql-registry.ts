@@ -16,6 +16,7 @@ import {
   catalogOf,
   deepFreeze,
   findTable,
+  makeColumn,
   makeDomain,
   makeRelationship,
   makeRlsRule,
@@ -24,6 +25,7 @@ import {
   makeTable,
   tableId,
   type CatalogModel,
+  type ColumnConfig,
   type DomainConfig,
   type RelationshipConfig,
   type RlsRuleConfig,
@@ -33,8 +35,9 @@ import {
 } from '../config/model.js';
 import { isSecretReference } from '../config/secret.js';
 import { ShoalError } from '../errors.js';
+import { planCatalog, type CatalogPlan, type PlanEntry } from './catalog-plan.js';
 import { readCatalog, rlsKey, writeCatalogDiff } from './catalog-rows.js';
-import type { ImportOptions, MutationResult, Registry, RegistrySnapshot, RlsRuleKey } from './registry.js';
+import type { ApplyResult, ImportOptions, MutationOptions, MutationResult, Registry, RegistrySnapshot, RlsRuleKey } from './registry.js';
 import { NOTIFY_CHANNEL } from './registry-schema.js';
 import { verifyIdentity, type RegistryIdentity } from './registry-identity.js';
 import { registryFailure } from './registry-unavailable.js';
@@ -82,7 +85,7 @@ export class SqlRegistry implements Registry {
 
   async importConfig(catalog: CatalogModel, options: ImportOptions = {}): Promise<MutationResult> {
     const incoming = normalise(catalogOf(catalog));
-    return this.mutate((current) => {
+    return this.mutate(options, (current) => {
       if (options.prune) return incoming;
       const tables = mergeBy(current.tables, incoming.tables, tableId);
       // resolve the incoming rules' table references against the merged tables before keying them
@@ -98,26 +101,45 @@ export class SqlRegistry implements Registry {
     });
   }
 
-  async registerSource(source: SourceConfig): Promise<MutationResult> {
-    const s = makeSource(source);
-    return this.mutate((c) => ({ ...c, sources: mergeBy(c.sources, [s], (x) => x.id) }));
+  async plan(catalog: CatalogModel): Promise<CatalogPlan> {
+    const incoming = normalise(catalogOf(catalog));
+    return this.guard(() =>
+      this.client.transaction(async (tx) => {
+        const epoch = await readEpoch(tx);
+        return deepFreeze({ epoch, entries: planCatalog(await readCatalog(tx), validate(incoming)) });
+      }, { readOnly: true }),
+    );
   }
 
-  async dropSource(id: string): Promise<MutationResult> {
-    return this.mutate((c) => {
+  async applyConfig(catalog: CatalogModel, options: MutationOptions = {}): Promise<ApplyResult> {
+    const incoming = normalise(catalogOf(catalog));
+    let entries: PlanEntry[] = [];
+    const result = await this.mutate(options, () => incoming, (current, next) => {
+      entries = planCatalog(current, next);
+    });
+    return deepFreeze({ ...result, entries });
+  }
+
+  async registerSource(source: SourceConfig, options: MutationOptions = {}): Promise<MutationResult> {
+    const s = makeSource(source);
+    return this.mutate(options, (c) => ({ ...c, sources: mergeBy(c.sources, [s], (x) => x.id) }));
+  }
+
+  async dropSource(id: string, options: MutationOptions = {}): Promise<MutationResult> {
+    return this.mutate(options, (c) => {
       need(c.sources.some((s) => s.id === id), 'source', id);
       refuseInUse('source', id, c.tables.filter((t) => t.source_id === id).map((t) => `table ${tableId(t)}`), 'drop or move those tables first');
       return { ...c, sources: c.sources.filter((s) => s.id !== id) };
     });
   }
 
-  async registerDomain(domain: DomainConfig): Promise<MutationResult> {
+  async registerDomain(domain: DomainConfig, options: MutationOptions = {}): Promise<MutationResult> {
     const d = makeDomain(domain);
-    return this.mutate((c) => ({ ...c, domains: mergeBy(c.domains, [d], (x) => x.id) }));
+    return this.mutate(options, (c) => ({ ...c, domains: mergeBy(c.domains, [d], (x) => x.id) }));
   }
 
-  async dropDomain(id: string): Promise<MutationResult> {
-    return this.mutate((c) => {
+  async dropDomain(id: string, options: MutationOptions = {}): Promise<MutationResult> {
+    return this.mutate(options, (c) => {
       need(c.domains.some((d) => d.id === id), 'domain', id);
       refuseInUse('domain', id, [
         ...c.tables.filter((t) => t.domain_id === id).map((t) => `table ${tableId(t)}`),
@@ -127,17 +149,17 @@ export class SqlRegistry implements Registry {
     });
   }
 
-  async registerTable(table: TableConfig, rlsRules: readonly RlsRuleConfig[] = []): Promise<MutationResult> {
+  async registerTable(table: TableConfig, rlsRules: readonly RlsRuleConfig[] = [], options: MutationOptions = {}): Promise<MutationResult> {
     const t = makeTable(table);
     const rules = rlsRules.map(rlsRule);
-    return this.mutate((c) => {
+    return this.mutate(options, (c) => {
       const tables = mergeBy(c.tables, [t], tableId);
       return { ...c, tables, rls_rules: mergeBy(c.rls_rules, rules.map((r) => canonicalRule({ ...c, tables }, r)), rlsKey) };
     });
   }
 
-  async dropTable(ref: string): Promise<MutationResult> {
-    return this.mutate((c) => {
+  async dropTable(ref: string, options: MutationOptions = {}): Promise<MutationResult> {
+    return this.mutate(options, (c) => {
       const t = findTable(c, ref);
       need(t !== undefined, 'table', ref);
       const id = tableId(t!);
@@ -149,13 +171,33 @@ export class SqlRegistry implements Registry {
     });
   }
 
-  async registerRole(role: RoleConfig): Promise<MutationResult> {
-    const r = makeRole(role);
-    return this.mutate((c) => ({ ...c, roles: mergeBy(c.roles, [r], (x) => x.id) }));
+  async upsertColumn(tableRef: string, column: ColumnConfig, options: MutationOptions = {}): Promise<MutationResult> {
+    const col = makeColumn(column);
+    return this.mutate(options, (c) => {
+      const t = findTable(c, tableRef);
+      need(t !== undefined, 'table', tableRef);
+      const columns = t!.columns.some((x) => x.name === col.name) ? t!.columns.map((x) => (x.name === col.name ? col : x)) : [...t!.columns, col];
+      return { ...c, tables: c.tables.map((x) => (x === t ? makeTable({ ...t!, columns }) : x)) };
+    });
   }
 
-  async dropRole(id: string): Promise<MutationResult> {
-    return this.mutate((c) => {
+  async dropColumn(tableRef: string, name: string, options: MutationOptions = {}): Promise<MutationResult> {
+    return this.mutate(options, (c) => {
+      const t = findTable(c, tableRef);
+      need(t !== undefined, 'table', tableRef);
+      need(t!.columns.some((x) => x.name === name), 'column', `${tableId(t!)}.${name}`);
+      refuseInUse('column', `${tableId(t!)}.${name}`, t!.columns.length === 1 ? [`table ${tableId(t!)} (its only column)`] : [], 'drop the table instead');
+      return { ...c, tables: c.tables.map((x) => (x === t ? makeTable({ ...t!, columns: t!.columns.filter((col) => col.name !== name) }) : x)) };
+    });
+  }
+
+  async registerRole(role: RoleConfig, options: MutationOptions = {}): Promise<MutationResult> {
+    const r = makeRole(role);
+    return this.mutate(options, (c) => ({ ...c, roles: mergeBy(c.roles, [r], (x) => x.id) }));
+  }
+
+  async dropRole(id: string, options: MutationOptions = {}): Promise<MutationResult> {
+    return this.mutate(options, (c) => {
       need(c.roles.some((r) => r.id === id), 'role', id);
       refuseInUse('role', id, [
         ...c.rls_rules.filter((r) => r.role_id === id).map((r) => `rls rule ${rlsKey(r)}`),
@@ -165,30 +207,30 @@ export class SqlRegistry implements Registry {
     });
   }
 
-  async upsertRlsRule(rule: RlsRuleConfig): Promise<MutationResult> {
+  async upsertRlsRule(rule: RlsRuleConfig, options: MutationOptions = {}): Promise<MutationResult> {
     const r = rlsRule(rule);
-    return this.mutate((c) => {
+    return this.mutate(options, (c) => {
       const canonical = canonicalRule(c, r);
       return { ...c, rls_rules: mergeBy(c.rls_rules, [canonical], rlsKey) };
     });
   }
 
-  async dropRlsRule(key: RlsRuleKey): Promise<MutationResult> {
+  async dropRlsRule(key: RlsRuleKey, options: MutationOptions = {}): Promise<MutationResult> {
     const k = rlsRule({ ...key, filter: 'true' });
-    return this.mutate((c) => {
+    return this.mutate(options, (c) => {
       const wanted = rlsKey(canonicalRule(c, k));
       need(c.rls_rules.some((r) => rlsKey(r) === wanted), 'rls rule', wanted);
       return { ...c, rls_rules: c.rls_rules.filter((r) => rlsKey(r) !== wanted) };
     });
   }
 
-  async registerRelationship(relationship: RelationshipConfig): Promise<MutationResult> {
+  async registerRelationship(relationship: RelationshipConfig, options: MutationOptions = {}): Promise<MutationResult> {
     const r = makeRelationship(relationship);
-    return this.mutate((c) => ({ ...c, relationships: mergeBy(c.relationships, [r], (x) => x.id) }));
+    return this.mutate(options, (c) => ({ ...c, relationships: mergeBy(c.relationships, [r], (x) => x.id) }));
   }
 
-  async dropRelationship(id: string): Promise<MutationResult> {
-    return this.mutate((c) => {
+  async dropRelationship(id: string, options: MutationOptions = {}): Promise<MutationResult> {
+    return this.mutate(options, (c) => {
       need(c.relationships.some((r) => r.id === id), 'relationship', id);
       return { ...c, relationships: c.relationships.filter((r) => r.id !== id) };
     });
@@ -198,14 +240,26 @@ export class SqlRegistry implements Registry {
     return this.client.close();
   }
 
-  private mutate(change: (current: CatalogModel) => CatalogModel): Promise<MutationResult> {
+  private mutate(
+    options: MutationOptions,
+    change: (current: CatalogModel) => CatalogModel,
+    observe?: (current: CatalogModel, next: CatalogModel) => void,
+  ): Promise<MutationResult> {
     return this.guard(() => this.client.transaction(async (tx) => {
       // serialise mutations: SQLite already holds the write lock (BEGIN IMMEDIATE)
       // in the write transaction (SQLite holds the write lock): a deleted or replaced registry is never written
       await verifyIdentity(tx, this.identity);
       const before = await readEpoch(tx, tx.dialect === 'postgres' ? ' FOR UPDATE' : '');
+      // checked under the lock, so no mutation can land between the check and the write
+      if (options.expectedEpoch !== undefined && options.expectedEpoch !== before) {
+        throw new ShoalError('REGISTRY_EPOCH_MISMATCH', `the registry is at epoch ${before}, not the expected epoch ${options.expectedEpoch}: another change landed first`, {
+          where: 'registry epoch',
+          hint: 're-read the catalog (GET /admin/epoch returns the current epoch), reapply your change to it, and retry with the new epoch',
+        });
+      }
       const current = await readCatalog(tx);
       const next = validate(change(current));
+      observe?.(current, next);
       const changes = await writeCatalogDiff(tx, current, next);
       if (changes.length === 0) return deepFreeze({ epoch: before, changed: false, changes });
       await tx.run('UPDATE config_epoch SET epoch = epoch + 1 WHERE id = 1');

@@ -52,7 +52,7 @@ describe.skipIf(postgres.skip)('a shoal fleet on one shared registry', () => {
     writeFileSync(join(dir, 'big.csv'), `n\n${Array.from({ length: 3000 }, (_, i) => i).join('\n')}\n`);
     const registryUrl = `postgresql://${base.username}@${base.host}/${registryDb}`;
     writeFileSync(join(dir, 'shoal.yaml'), `
-control_plane: {tenant_url: "${registryUrl}"}
+control_plane: {tenant_url: "${registryUrl}", catalog: registry} # tables are registered through the admin API below
 auth: {provider: none}
 admin: {file_roots: ["."]}
 domains: [{id: sales}]

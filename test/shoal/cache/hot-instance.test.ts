@@ -66,7 +66,8 @@ describe('hot tables through a real instance (in-process cache)', () => {
     writeDb(join(dir, 'dim.db'), table('customers'));
     writeDb(join(dir, 'shop.db'), table('payments'));
     const yaml = hotSalesYaml({ src: '{id: src, type: sqlite, path: shop.db}', dim: '{id: dim, type: sqlite, path: dim.db}', extra: 'hot_tables: {refresh_interval: 60}\ncache: {enabled: false}\nauth: {provider: none}\n' });
-    const { config } = loadConfig(yaml);
+    // the admin API owns the catalog: one test below mutates a table through it
+    const { config } = loadConfig(yaml.replace('control_plane: {', 'control_plane: {catalog: registry, '));
     hot = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, metrics, hot: { clock: () => now, timer } });
     live = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, importConfig: false, hot: false });
     app = await buildApp({ service: hot, metrics, plugins: [adminPlugin(hot)] });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqlClient } from '../../../src/core/sql/open-sql-client.js';
 import { openRegistry } from '../../../src/shoal/registry/open-registry.js';
+import { applyContract } from './apply-contract.js';
 import { registryContract } from './registry-contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'shoal-registry-'));
@@ -21,6 +22,8 @@ registryContract('SQLite file', {
   },
   runs: 25,
 });
+
+applyContract('SQLite file', { freshUrl: async () => `sqlite:///${join(root, `r${++n}`, 'registry.db')}`, runs: 25 });
 
 describe('opening a SQLite registry', () => {
   it('sqlite:///relative.db is relative to baseDir, and the file keeps the catalog across handles', async () => {

@@ -50,7 +50,7 @@ describe('admin-registered sources reach only what the operator allowed', () => 
     listenerPort = (listener.address() as { port: number }).port;
     writeFileSync(join(dir, 'shoal.yaml'), `
 auth: {provider: none}
-control_plane: {tenant_url: "sqlite:///registry.db"}
+control_plane: {tenant_url: "sqlite:///registry.db", catalog: registry} # the admin API owns the catalog
 materialize_store_url: mv-store
 admin:
   file_roots: [data]
@@ -166,6 +166,7 @@ describe('with no admin: key the admin API registers no file or network source',
     writeFileSync(join(dir, 'x.csv'), 'id\n1\n');
     writeFileSync(join(dir, 'shoal.yaml'), `
 auth: {provider: none}
+control_plane: {catalog: registry}
 roles: [{id: admin, capabilities: [admin], domain_access: ["*"]}]
 `);
     instance = await ShoalInstance.start({ config: loadConfig({ path: join(dir, 'shoal.yaml') }).config, baseDir: dir, mv: { tickMs: 0 }, hot: false, resultCache: false });

@@ -33,6 +33,7 @@ describe('POST /admin/tables: views and MVs cannot launder rows', () => {
     writeFileSync(join(dir, 'orders.csv'), 'id,region,amount\n1,eu,10\n2,us,20\n3,eu,5\n');
     writeFileSync(join(dir, 'shoal.yaml'), `
 auth: {provider: none}
+control_plane: {catalog: registry} # the admin API owns the catalog: these tests register through it
 domains: [{id: sales}]
 sources: [{id: orders-csv, type: csv, path: orders.csv}]
 tables:

@@ -2,7 +2,10 @@ import { dirname, resolve } from 'node:path';
 import { loadConfig } from '../../config/load-config.js';
 import { formatIssue } from '../../config/config-issue.js';
 import type { ShoalConfig } from '../../config/model.js';
-import { ShoalInstance } from '../../instance/instance.js';
+import { ShoalInstance, type InstanceOptions } from '../../instance/instance.js';
+
+/** What a command may choose about the instance it starts (the rest comes from the config). */
+export type StartOptions = Pick<InstanceOptions, 'pollMs' | 'importConfig' | 'registryUrl' | 'mv' | 'plannerThreads'>;
 
 /** A loaded config and the directory its relative paths are relative to. */
 export interface InstanceConfig {
@@ -18,18 +21,13 @@ export function readInstanceConfig(configPath: string, opts: { quiet?: boolean }
   return { config, baseDir: dirname(path) };
 }
 
-/** Load a config file and start an instance over it; config warnings go to stderr. */
-export async function openInstance(configPath: string, opts: { pollMs?: number; quiet?: boolean; plannerThreads?: number } = {}): Promise<ShoalInstance> {
-  return startInstance(readInstanceConfig(configPath, opts), opts);
-}
-
-/** Start an instance over a loaded config. */
-export async function startInstance({ config, baseDir }: InstanceConfig, opts: { pollMs?: number; plannerThreads?: number } = {}): Promise<ShoalInstance> {
+/** Start an instance over a loaded config; background errors go to stderr. */
+export async function startInstance({ config, baseDir }: InstanceConfig, opts: StartOptions = {}): Promise<ShoalInstance> {
+  const chosen = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) as StartOptions;
   return ShoalInstance.start({
     config,
     baseDir,
-    ...(opts.pollMs === undefined ? {} : { pollMs: opts.pollMs }),
-    ...(opts.plannerThreads === undefined ? {} : { plannerThreads: opts.plannerThreads }),
+    ...chosen,
     onError: (e) => process.stderr.write(`shoal: ${(e as Error).message}\n`),
   });
 }

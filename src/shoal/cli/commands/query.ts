@@ -1,6 +1,13 @@
 import type { Command } from 'commander';
+import { withAbsolutePaths } from '../../config/absolute-paths.js';
+import { catalogOf } from '../../config/model.js';
+import { EMBEDDED_REGISTRY_URL } from '../../instance/instance.js';
+import { registryHoldsCatalog } from '../../registry/registry-exists.js';
 import { toWireValue } from '../../server/json-value.js';
-import { collectVar, openInstance } from './open-instance.js';
+import { collectVar, readInstanceConfig, startInstance } from './open-instance.js';
+
+/** A catalog built in memory from the file: nothing is created on disk, nothing shared is written. */
+const IN_MEMORY_REGISTRY = 'sqlite:///:memory:';
 
 interface QueryOpts {
   config: string;
@@ -23,6 +30,10 @@ export function formatTable(columns: readonly string[], rows: readonly (readonly
 /**
  * `shoal query --config FILE [--role R] [--var k=v…] [--json] SQL`. The local CLI is the operator:
  * it already holds the config and its secrets, so it may act as any role and set any session value.
+ *
+ * A read command never writes the registry: it serves the catalog of the registry FILE names when
+ * that registry holds one (what the fleet serves), and otherwise builds the catalog from FILE in
+ * memory. It refreshes no MV (it reads published snapshots, or live).
  */
 export function registerQuery(program: Command): void {
   program
@@ -30,7 +41,9 @@ export function registerQuery(program: Command): void {
     .description(
       'run one governed SQL query through an in-process instance (same pipeline as POST /data/sql). ' +
         'This is the operator: whoever can read the config already holds its secrets, so --role may be any role ' +
-        'and --var may set any session variable (no credential is asked for; the network API never trusts these)',
+        'and --var may set any session variable (no credential is asked for; the network API never trusts these). ' +
+        'It never writes the registry: it reads the registry the config names when that registry holds a catalog, ' +
+        'otherwise it builds the catalog from the file in memory',
     )
     .requiredOption('--config <file>', 'the YAML config file')
     .option('--role <role>', 'the role to query as (any registered role: the operator is not authenticated)')
@@ -39,8 +52,18 @@ export function registerQuery(program: Command): void {
     .argument('<sql>', 'the SQL text (PostgreSQL-flavoured)')
     .action(async (sql: string, opts: QueryOpts) => {
       // one query, nothing else waiting for the event loop: no planner threads to start
-      const instance = await openInstance(opts.config, { quiet: opts.json === true, plannerThreads: 0 });
+      const loaded = readInstanceConfig(opts.config, { quiet: opts.json === true });
+      const url = loaded.config.stateful.control_plane.tenant_url ?? EMBEDDED_REGISTRY_URL;
+      const shared = await registryHoldsCatalog(url, loaded.baseDir);
+      const instance = await startInstance(loaded, shared ? { importConfig: false, mv: { tickMs: 0 }, plannerThreads: 0 } : { registryUrl: IN_MEMORY_REGISTRY, mv: { tickMs: 0 }, plannerThreads: 0 });
       try {
+        if (shared && opts.json !== true) {
+          // say so when the file is not what was served: an edited file changes nothing until applied
+          const { entries } = await instance.registry.plan(withAbsolutePaths(catalogOf(loaded.config), loaded.baseDir));
+          if (entries.length > 0) {
+            process.stderr.write(`shoal: note: this query used the registry (epoch ${instance.epoch ?? '?'}), which differs from ${opts.config} in ${entries.length} object(s); see shoal registry plan --config ${opts.config}\n`);
+          }
+        }
         const ac = new AbortController();
         const result = await instance.query({ sql, role: opts.role, vars: opts.var ?? {} }, ac.signal);
         const rows: (readonly unknown[])[] = [];

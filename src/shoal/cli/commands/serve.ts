@@ -13,12 +13,16 @@ import { auditAdminPlugin } from '../../server/audit-admin-plugin.js';
 import { readTlsFiles } from '../../server/tls-files.js';
 import { readInstanceConfig, startInstance } from './open-instance.js';
 
-/** `shoal serve --config FILE [--port P] [--host H]`: the HTTP data API over one instance. */
+/**
+ * `shoal serve --config FILE [--port P] [--host H]`: the HTTP data API over one instance. Starting
+ * an instance deploys its file as the catalog's owner says (`control_plane.catalog`; see
+ * ShoalInstance's importConfig).
+ */
 export function registerServe(program: Command): void {
   program
     .command('serve')
     .description('run an instance: POST /data/sql, /health, /ready, /live, /metrics, and the /admin API')
-    .requiredOption('--config <file>', 'the YAML config file')
+    .requiredOption('--config <file>', "the YAML config file; with control_plane.catalog: config (the default) its catalog is applied to the registry at start (as `shoal registry apply`), with registry it only seeds an empty registry")
     .option('--port <port>', 'port to listen on', (v) => Number.parseInt(v, 10), 8000)
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--poll-ms <ms>', 'registry epoch poll interval', (v) => Number.parseInt(v, 10), 2000)

@@ -67,7 +67,7 @@ const VIEW_SQL = 'SELECT region, sum(amount) AS total, count(*) AS n FROM "order
 
 function config(registryUrl: string, viewSql = VIEW_SQL): string {
   return `
-control_plane: {tenant_url: "${registryUrl}"}
+control_plane: {tenant_url: "${registryUrl}", catalog: registry} # tables are registered through the admin API below
 auth: {provider: none}
 domains: [{id: sales}]
 sources:

@@ -16,6 +16,7 @@ import { watchEpoch } from '../../../../src/shoal/registry/watch-epoch.js';
 import { service } from '../../../support/service.js';
 import { catalogArbitrary } from '../../../shoal/registry/catalog-arbitrary.js';
 import { ManualTimer } from '../../../shoal/registry/manual-timer.js';
+import { applyContract } from '../../../shoal/registry/apply-contract.js';
 import { fleetCatalog, registryContract } from '../../../shoal/registry/registry-contract.js';
 
 const postgres = service('postgres');
@@ -58,6 +59,7 @@ describe.skipIf(postgres.skip)('PostgreSQL registry', () => {
     },
     runs: 6,
   });
+  applyContract('PostgreSQL', { freshUrl: freshDatabase, runs: 4 });
 
   describe('LISTEN/NOTIFY fast path', () => {
     let url: string;
