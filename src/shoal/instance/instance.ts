@@ -45,7 +45,8 @@ import { quoteIdent } from '../sources/pushdown-sql.js';
 import { SourcePool } from '../sources/source-pool.js';
 import { limitToDomains } from '../sql/domain-scope.js';
 import { directDialectOf } from '../sql/route.js';
-import { normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
+import { cellClass, normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
+import { pgTypeOfEngine, pgTypeOfSource } from './pg-type-names.js';
 import { disposing, requestDeadline } from './request-deadline.js';
 import { checkSqlLimits } from '../sql/sql-limits.js';
 import type { SourceDialect } from '../sources/source-driver.js';
@@ -449,9 +450,13 @@ export class ShoalInstance implements QueryService {
       if (!source || !dialect) throw new ShoalError('INTERNAL_ROUTE', `direct route to unknown source ${route.sourceId}`);
       const driver = this.pool.driver(dialect, source);
       const fetched = await driver.query(plan.sql, [], signal);
-      const classes = fetched.columns.map(numberClassOfSourceColumn);
+      const typed = columns.map((c, i) => {
+        const src = fetched.columns[i];
+        return { name: c.name, type: c.type !== 'unknown' ? c.type : ((src && pgTypeOfSource(src)) ?? c.type) };
+      });
+      const classes = typed.map((c, i) => cellClass(c.type, fetched.columns[i] ? numberClassOfSourceColumn(fetched.columns[i]) : 'other'));
       return keep({
-        columns,
+        columns: typed,
         headers,
         tables: plan.tables,
         batches: (async function* () {
@@ -465,9 +470,13 @@ export class ShoalInstance implements QueryService {
     const it = batches[Symbol.asyncIterator]();
     const first = await it.next();
     const engineColumns = first.done ? undefined : first.value.columns;
-    const classes = (engineColumns ?? []).map((c) => numberClassOfType(c.type));
+    const typed = columns.map((c, i) => {
+      const e = engineColumns?.[i]?.type;
+      return { name: c.name, type: c.type !== 'unknown' ? c.type : e !== undefined ? pgTypeOfEngine(e) : c.type };
+    });
+    const classes = typed.map((c, i) => cellClass(c.type, numberClassOfType(engineColumns?.[i]?.type)));
     return keep({
-      columns: columns.map((c, i) => ({ name: c.name, type: c.type !== 'unknown' ? c.type : (engineColumns?.[i]?.type ?? c.type) })),
+      columns: typed,
       headers,
       tables: plan.tables,
       batches: (async function* () {

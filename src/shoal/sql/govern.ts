@@ -8,6 +8,8 @@ import { maskExpression } from './mask.js';
 import { type OutputColumn, collectCtes, pgColumnName, queryOutputs } from './output-columns.js';
 import { rowFilterExpression } from './row-filter.js';
 import { enumerateTables, renameCtes } from './scope.js';
+import { spelledNames } from './spelled-names.js';
+import { refuseStarModifiers } from './star-modifiers.js';
 import { type SessionVars, substituteSessionVars } from './session-vars.js';
 
 /** A statement after governance, before a route and a dialect are chosen. */
@@ -40,6 +42,9 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
   if (!role) throw new ShoalError('SQL_UNKNOWN_ROLE', `role "${roleId}" is not defined`, { hint: 'pass a role defined in the config (X-Provisa-Role or "role")' });
 
   normaliseLimitAll(stmt);
+  refuseStarModifiers(stmt, sql);
+  // result names as PostgreSQL gives them, read before now() and friends become literals
+  const names = spelledNames(stmt, sql);
   substituteSessionVars(stmt, vars, 'query', sql);
   let instant: Date | undefined;
   const once: Clock = () => (instant ??= clock()); // one instant for the query and every row filter
@@ -122,7 +127,7 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
 
   // 5. output names: alias every top-level expression with the name PostgreSQL gives it, so
   // every route returns the same column names (DuckDB would say count_star(), MySQL count(*))
-  const ctx = { governed, ctes: collectCtes(stmt) };
+  const ctx = { governed, ctes: collectCtes(stmt), names };
   const columns = queryOutputs(stmt, ctx);
   if (!columns) {
     throw new ShoalError('SQL_UNSUPPORTED', 'the result columns of this query cannot be determined (a * over a source of unknown shape)', {

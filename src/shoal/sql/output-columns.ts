@@ -10,6 +10,7 @@ export interface OutputColumn {
 /** Typed nodes the SDK creates for functions, with the column name PostgreSQL gives a call. */
 const FUNCTION_NODE_NAMES: Readonly<Record<string, string>> = {
   null_if: 'nullif', n_tile: 'ntile', trim: 'btrim', str_position: 'strpos', array_func: 'array', date_part: 'date_part',
+  logical_and: 'bool_and', logical_or: 'bool_or', interval: 'interval',
 };
 const FUNCTION_NODES = new Set((
   'count sum avg min max upper lower length coalesce greatest least substring replace position abs round floor ceil power sqrt ln log exp sign ' +
@@ -20,13 +21,27 @@ const FUNCTION_NODES = new Set((
 
 const CAST_TYPE_NAMES: Readonly<Record<string, string>> = {
   int: 'int4', integer: 'int4', bigint: 'int8', smallint: 'int2', text: 'text', varchar: 'varchar', numeric: 'numeric', decimal: 'numeric',
-  date: 'date', timestamp: 'timestamp', boolean: 'bool', double: 'float8', real: 'float4',
+  date: 'date', timestamp: 'timestamp', boolean: 'bool', double: 'float8', real: 'float4', float: 'float8', char: 'bpchar', interval: 'interval',
+  time: 'time', json: 'json', jsonb: 'jsonb', uuid: 'uuid', bytea: 'bytea', int2: 'int2', int4: 'int4', int8: 'int8', float4: 'float4', float8: 'float8',
+  bool: 'bool', timestamptz: 'timestamptz', timetz: 'timetz',
 };
+
+/** The type name PostgreSQL names a cast of a constant after (`'1'::int` is "int4", `'x'::timestamptz` "timestamptz"). */
+function castTypeName(to: Data | undefined): string | undefined {
+  const dt = String(to?.data_type ?? '').toLowerCase().replace(/_/g, '');
+  if (dt === 'timestamp' && to?.timezone) return 'timestamptz';
+  if (dt === 'time' && to?.timezone) return 'timetz';
+  if (dt === 'float' && to?.real_spelling) return 'float4';
+  if (dt === 'custom') return CAST_TYPE_NAMES[String(to?.name ?? '').toLowerCase()] ?? (to?.name ? String(to.name).toLowerCase() : undefined);
+  return CAST_TYPE_NAMES[dt];
+}
 
 /** Context for naming: the declared columns of governed subqueries, and CTE definitions by name. */
 export interface OutputContext {
   readonly governed: ReadonlyMap<Node, readonly CatalogColumn[]>;
   readonly ctes: ReadonlyMap<string, Data>;
+  /** Names fixed before governance rewrote the expressions (see spelled-names.ts). */
+  readonly names?: ReadonlyMap<Node, string>;
 }
 
 export function collectCtes(stmt: Node): Map<string, Data> {
@@ -37,9 +52,14 @@ export function collectCtes(stmt: Node): Map<string, Data> {
 
 /** The column name PostgreSQL derives for an unaliased select-list expression (FigureColname). */
 export function pgColumnName(e: Node, ctx?: OutputContext): string {
+  const fixed = ctx?.names?.get(e);
+  if (fixed !== undefined) return fixed;
   const t = typeOf(e);
   const d = dataOf(e);
   switch (t) {
+    case 'literal':
+      // typed literals name after their type (DATE '…' is "date"); plain constants have no name
+      return d.literal_type === 'date' || d.literal_type === 'timestamp' || d.literal_type === 'time' ? d.literal_type : '?column?';
     case 'column': return identName(d.name)!;
     case 'alias': return identName(d.alias)!;
     case 'function':
@@ -48,10 +68,7 @@ export function pgColumnName(e: Node, ctx?: OutputContext): string {
     case 'paren': return pgColumnName(d.this, ctx);
     case 'cast': {
       const inner = typeOf(d.this);
-      if (inner === 'literal' || inner === 'null') {
-        const dt = String(d.to?.data_type ?? '').toLowerCase().replace(/_/g, '');
-        return CAST_TYPE_NAMES[dt] ?? '?column?';
-      }
+      if (inner === 'literal' || inner === 'null' || inner === 'boolean') return castTypeName(d.to) ?? '?column?';
       const name = pgColumnName(d.this, ctx);
       return name;
     }
@@ -169,7 +186,14 @@ function expressionType(e: Node, column: (col: Node) => string | undefined, ctx:
     return d.literal_type;
   }
   if (t === 'boolean' || BOOLEAN_NODES.has(t)) return 'boolean';
-  if (t === 'cast') return CAST_NAMES[String(d.to?.data_type ?? '').toLowerCase().replace(/_/g, '')];
+  if (t === 'cast') {
+    const dt = String(d.to?.data_type ?? '').toLowerCase().replace(/_/g, '');
+    if (dt === 'timestamp' && d.to?.timezone) return 'timestamptz';
+    if (dt === 'float' && d.to?.real_spelling) return 'real';
+    // numeric(p,s) keeps its declared precision and scale (the scale is what the values print with)
+    if ((dt === 'decimal' || dt === 'numeric') && d.to?.precision != null) return `numeric(${d.to.precision},${d.to.scale ?? 0})`;
+    return CAST_NAMES[dt];
+  }
   if (TEXT_NODES.has(t)) return 'text';
   if (BIGINT.has(t)) return 'bigint';
   if (t === 'sum') {
