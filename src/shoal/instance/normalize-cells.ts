@@ -55,14 +55,19 @@ export function numberClassOfSourceColumn(c: SourceColumn): NumberClass {
 }
 
 /**
- * The class of a result column: the reported (PostgreSQL) type decides whether it is a decimal
- * — a `numeric` column is decimal text on every route, even where the source or engine holds it
- * as a double (SQLite REAL) — and the driver's or engine's own type decides the rest.
+ * The class of a result column: a numeric reported (PostgreSQL) type decides — a `numeric`
+ * column is decimal text on every route, even where the source or engine holds it as a double
+ * (SQLite REAL), and a `bigint` one an integer even where a snapshot holds it as DECIMAL(38,0) —
+ * and the driver's or engine's own type decides for every other column.
  */
 export function cellClass(reportedType: string | undefined, runtime: NumberClass): CellClass {
-  const scale = declaredScale(reportedType);
-  if (numberClassOfType(reportedType) === 'decimal') return scale === undefined ? { kind: 'decimal' } : { kind: 'decimal', scale };
-  return { kind: runtime };
+  const reported = numberClassOfType(reportedType);
+  if (reported === 'decimal') {
+    const scale = declaredScale(reportedType);
+    return scale === undefined ? { kind: 'decimal' } : { kind: 'decimal', scale };
+  }
+  if (runtime === 'other') return { kind: 'other' };
+  return { kind: reported === 'other' ? runtime : reported };
 }
 
 const INTEGER_TEXT = /^[-+]?\d+$/;

@@ -2,6 +2,7 @@ import { didYouMean } from '../config/did-you-mean.js';
 import { ShoalError } from '../errors.js';
 import { type Node, allNodes, columnRef, dataOf, identName, identifier, numberLiteral, positionOf, replaceInPlace, typeOf } from './ast-node.js';
 import type { CatalogColumn, CatalogTable, GovernanceCatalog } from './catalog.js';
+import { bindCatalogViews } from './catalog-views.js';
 import { type ScopedTable, checkColumns } from './column-check.js';
 import { type Clock, substituteCurrentTime } from './current-time.js';
 import { maskExpression } from './mask.js';
@@ -50,6 +51,8 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
   const once: Clock = () => (instant ??= clock()); // one instant for the query and every row filter
   substituteCurrentTime(stmt, once);
 
+  // information_schema.tables / .columns: the role's own rows, bound before tables resolve
+  const views = bindCatalogViews(stmt, catalog, roleId);
   const readable = (tableKey: string) => catalog.canAccess(roleId, tableKey) && catalog.visibleColumns(roleId, tableKey).length > 0;
   // 1. resolve every base-table reference (CTE references bind first, by PostgreSQL scoping)
   const refs = enumerateTables(stmt).filter((r) => !r.cte);
@@ -138,7 +141,8 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
 
   // 6. the role's row cap
   checkLimits(stmt, sql);
-  const rowCap = role.rowCap;
+  // the cap bounds data rows; a query of the catalog views alone reads none (DESCRIBE is never cut short)
+  const rowCap = views > 0 && resolved.size === 0 ? undefined : role.rowCap;
   if (rowCap !== undefined) applyRowCap(stmt, rowCap);
 
   const tables = [...new Map([...resolved.values()].map((t) => [t.tableKey, t])).values()];
