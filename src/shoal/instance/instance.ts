@@ -40,10 +40,11 @@ import type { Timer } from '../registry/timer.js';
 import { watchEpoch, type EpochWatch } from '../registry/watch-epoch.js';
 import { AdminSourcePolicy } from '../server/admin-source-policy.js';
 import { MetricsRegistry } from '../server/metrics.js';
-import type { HealthReport, QueryRequest, QueryResult, QueryService } from '../server/query-service.js';
+import type { CatalogRequest, CatalogTableInfo, HealthReport, QueryRequest, QueryResult, QueryService } from '../server/query-service.js';
 import { quoteIdent } from '../sources/pushdown-sql.js';
 import { SourcePool } from '../sources/source-pool.js';
 import { limitToDomains } from '../sql/domain-scope.js';
+import { roleCatalog } from '../sql/role-catalog.js';
 import { directDialectOf } from '../sql/route.js';
 import { cellClass, normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
 import { pgTypeOfEngine, pgTypeOfSource } from './pg-type-names.js';
@@ -487,6 +488,14 @@ export class ShoalInstance implements QueryService {
         }
       })(),
     });
+  }
+
+  /** `GET /data/catalog`: what the role may query (hidden tables and columns absent), from the served catalog. */
+  catalog(req: CatalogRequest): { readonly epoch: number | undefined; readonly tables: readonly CatalogTableInfo[] } {
+    const state = this.state;
+    if (!state) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
+    const governance = req.domains ? limitToDomains(state.governance, req.domains) : state.governance;
+    return { epoch: state.epoch, tables: roleCatalog(governance, req.role) };
   }
 
   async close(): Promise<void> {
