@@ -107,7 +107,7 @@ describe('the governed catalog over HTTP', () => {
     expect({ ...h, message: h.message.replace('staff', 'X') }).toEqual({ ...m, message: m.message.replace('stuff', 'X') });
   });
 
-  it('one role's catalog answer is never served to another (a repeat for the same role is the same answer)', async () => {
+  it("one role's catalog answer is never served to another (a repeat for the same role is the same answer)", async () => {
     const q = "SELECT column_name FROM information_schema.columns WHERE table_name = 'customers' ORDER BY ordinal_position";
     const first = await sql('admin', q);
     expect(first.json().rows.flat()).toContain('secret_score');
