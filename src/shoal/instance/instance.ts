@@ -455,7 +455,7 @@ export class ShoalInstance implements QueryService {
         const src = fetched.columns[i];
         return { name: c.name, type: c.type !== 'unknown' ? c.type : ((src && pgTypeOfSource(src)) ?? c.type) };
       });
-      const classes = typed.map((c, i) => cellClass(c.type, fetched.columns[i] ? numberClassOfSourceColumn(fetched.columns[i]) : 'other'));
+      const classes = typed.map((c, i) => cellClass(c.type, fetched.columns[i] ? numberClassOfSourceColumn(fetched.columns[i]) : 'other', plan.columns[i]?.scale));
       return keep({
         columns: typed,
         headers,
@@ -475,7 +475,7 @@ export class ShoalInstance implements QueryService {
       const e = engineColumns?.[i]?.type;
       return { name: c.name, type: c.type !== 'unknown' ? c.type : e !== undefined ? pgTypeOfEngine(e) : c.type };
     });
-    const classes = typed.map((c, i) => cellClass(c.type, numberClassOfType(engineColumns?.[i]?.type)));
+    const classes = typed.map((c, i) => cellClass(c.type, numberClassOfType(engineColumns?.[i]?.type), plan.columns[i]?.scale));
     return keep({
       columns: typed,
       headers,

@@ -58,12 +58,13 @@ export function numberClassOfSourceColumn(c: SourceColumn): NumberClass {
  * The class of a result column: a numeric reported (PostgreSQL) type decides — a `numeric`
  * column is decimal text on every route, even where the source or engine holds it as a double
  * (SQLite REAL), and a `bigint` one an integer even where a snapshot holds it as DECIMAL(38,0) —
- * and the driver's or engine's own type decides for every other column.
+ * and the driver's or engine's own type decides for every other column. `staticScale` is the
+ * scale PostgreSQL prints a `numeric` expression with, when the plan knows it.
  */
-export function cellClass(reportedType: string | undefined, runtime: NumberClass): CellClass {
+export function cellClass(reportedType: string | undefined, runtime: NumberClass, staticScale?: number): CellClass {
   const reported = numberClassOfType(reportedType);
   if (reported === 'decimal') {
-    const scale = declaredScale(reportedType);
+    const scale = declaredScale(reportedType) ?? staticScale;
     return scale === undefined ? { kind: 'decimal' } : { kind: 'decimal', scale };
   }
   if (runtime === 'other') return { kind: 'other' };

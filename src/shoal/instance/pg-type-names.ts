@@ -1,8 +1,8 @@
 /**
  * Result column types named as PostgreSQL names them, whatever route ran the query: when the
  * plan cannot tell a column's type, the engine's (DuckDB) or the source driver's own type is
- * reported under its PostgreSQL name (`DECIMAL(12,2)` is `numeric(12,2)`, `TIMESTAMP WITH TIME
- * ZONE` is `timestamptz`), so the engine and a direct route report one vocabulary.
+ * reported under its PostgreSQL name (`DECIMAL(12,2)` is `numeric`, `TIMESTAMP WITH TIME ZONE`
+ * is `timestamptz`), so the engine and a direct route report one vocabulary.
  */
 import type { SourceColumn } from '../sources/source-driver.js';
 
@@ -17,8 +17,9 @@ const DUCKDB: Readonly<Record<string, string>> = {
 /** A DuckDB type name (as the engine reports it) under its PostgreSQL name; other types pass through lower-cased. */
 export function pgTypeOfEngine(type: string): string {
   const t = type.trim().toUpperCase();
-  const dec = /^DECIMAL\((\d+),\s*(\d+)\)$/.exec(t);
-  if (dec) return `numeric(${dec[1]},${dec[2]})`;
+  // only a column or a cast carries a typmod in PostgreSQL, and the plan types those itself:
+  // an expression the plan cannot type is a plain `numeric` whatever DECIMAL(p,s) DuckDB picked
+  if (/^DECIMAL\(\d+,\s*\d+\)$/.test(t)) return 'numeric';
   if (t.endsWith('[]')) return `${pgTypeOfEngine(t.slice(0, -2))}[]`;
   return DUCKDB[t] ?? type.toLowerCase();
 }

@@ -5,6 +5,12 @@ import type { CatalogColumn } from './catalog.js';
 export interface OutputColumn {
   readonly name: string;
   readonly type?: string;
+  /**
+   * For a `numeric` result whose scale PostgreSQL fixes statically (a column of declared scale,
+   * sums and products of those, a cast to numeric(p,s)): the scale its values print with, so a
+   * route holding them as doubles (SQLite REAL) prints "1703.00" as PostgreSQL does.
+   */
+  readonly scale?: number;
 }
 
 /** Typed nodes the SDK creates for functions, with the column name PostgreSQL gives a call. */
@@ -152,9 +158,14 @@ export function queryOutputs(q: Node, ctx: OutputContext): OutputColumn[] | unde
     let inner = et === 'alias' ? ed.this : e;
     while (typeOf(inner) === 'paren') inner = dataOf(inner).this;
     let type: string | undefined;
+    let scale: number | undefined;
     if (governed && et === 'alias') type = governed.find((c) => c.name === name)?.type;
-    else type = expressionType(inner, (col) => typeOfColumn(identName(dataOf(col).name)!, identName(dataOf(col).table)), ctx);
-    out.push({ name, ...withType(type) });
+    else {
+      const colType = (col: Node) => typeOfColumn(identName(dataOf(col).name)!, identName(dataOf(col).table));
+      type = expressionType(inner, colType, ctx);
+      if (type === 'numeric') scale = decimalScale(inner, colType);
+    }
+    out.push({ name, ...withType(type), ...(scale !== undefined ? { scale } : {}) });
   }
   return out;
 }
@@ -172,8 +183,18 @@ const CAST_NAMES: Readonly<Record<string, string>> = { int: 'integer', integer: 
   varchar: 'varchar', char: 'varchar', numeric: 'numeric', decimal: 'numeric', date: 'date', timestamp: 'timestamp', boolean: 'boolean',
   double: 'double', real: 'real', float: 'double' };
 
-/** A best-effort PostgreSQL type for a result expression; undefined when not known. */
+/**
+ * A best-effort PostgreSQL type for a result expression; undefined when not known. Only a column
+ * and a cast keep a typmod (`numeric(12,2)`): in PostgreSQL every operator, function and
+ * aggregate over them returns plain `numeric`.
+ */
 function expressionType(e: Node, column: (col: Node) => string | undefined, ctx: OutputContext): string | undefined {
+  const t = expressionTypeWithTypmod(e, column, ctx);
+  const k = typeOf(e);
+  return t !== undefined && k !== 'column' && k !== 'cast' && k !== 'paren' && /^(numeric|decimal)\s*\(/i.test(t) ? 'numeric' : t;
+}
+
+function expressionTypeWithTypmod(e: Node, column: (col: Node) => string | undefined, ctx: OutputContext): string | undefined {
   const t = typeOf(e);
   const d = dataOf(e) ?? {};
   const arg = (x: Node | undefined) => (x ? expressionType(x, column, ctx) : undefined);
@@ -205,6 +226,7 @@ function expressionType(e: Node, column: (col: Node) => string | undefined, ctx:
     return arg(d.this ?? d.expressions?.[0] ?? d.args?.[0]);
   }
   if (t === 'window_function') return arg(d.this);
+  if (t === 'neg') return arg(d.this);
   if (t === 'add' || t === 'sub' || t === 'mul' || t === 'div' || t === 'mod') {
     const [l, r] = [arg(d.left), arg(d.right)];
     if (l === 'integer' && r === 'integer') return 'integer';
@@ -218,4 +240,47 @@ function expressionType(e: Node, column: (col: Node) => string | undefined, ctx:
     if (name === 'count') return 'bigint';
   }
   return undefined;
+}
+
+const typmodScale = (type: string | undefined): number | undefined => {
+  if (type === undefined) return undefined;
+  if (/^(integer|bigint|smallint|int|int2|int4|int8)$/i.test(type)) return 0;
+  const m = /^(?:numeric|decimal)\s*\(\s*\d+\s*(?:,\s*(\d+)\s*)?\)$/i.exec(type);
+  return m ? Number(m[1] ?? '0') : undefined;
+};
+
+/**
+ * The scale PostgreSQL gives a numeric expression's values when it is static: a column's declared
+ * scale, an integer's 0, a literal's digits; + and - take the larger, * the sum, unary minus and
+ * sum/min/max keep it, round(x, n) is n. Undefined when it depends on the values (avg, /, coalesce…).
+ */
+function decimalScale(e: Node, column: (col: Node) => string | undefined): number | undefined {
+  const t = typeOf(e);
+  const d = dataOf(e) ?? {};
+  const rec = (x: Node | undefined) => (x ? decimalScale(x, column) : undefined);
+  switch (t) {
+    case 'column': return typmodScale(column(e));
+    case 'paren': case 'neg': case 'sum': case 'min': case 'max': return rec(d.this);
+    case 'literal': {
+      if (d.literal_type !== 'number' || !/^\d+(\.\d*)?$/.test(String(d.value))) return undefined;
+      return (String(d.value).split('.')[1] ?? '').length;
+    }
+    case 'cast': {
+      const dt = String(d.to?.data_type ?? '').toLowerCase();
+      if ((dt === 'decimal' || dt === 'numeric') && d.to?.precision != null) return Number(d.to.scale ?? 0);
+      return /^(int|integer|bigint|smallint)$/.test(dt) ? 0 : undefined;
+    }
+    case 'add': case 'sub': case 'mul': {
+      const [l, r] = [rec(d.left), rec(d.right)];
+      if (l === undefined || r === undefined) return undefined;
+      return t === 'mul' ? l + r : Math.max(l, r);
+    }
+    case 'function': {
+      if (String(d.name).toLowerCase() !== 'round') return undefined;
+      const n: Node | undefined = d.args?.[1];
+      if (!n) return 0;
+      return typeOf(n) === 'literal' && /^\d+$/.test(String(dataOf(n).value)) ? Number(dataOf(n).value) : undefined;
+    }
+    default: return undefined;
+  }
 }
