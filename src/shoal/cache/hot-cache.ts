@@ -184,6 +184,21 @@ export class HotCache {
   }
 
   /**
+   * Every fresh binding on a healthy backend, with no side effect: what a query planned off the
+   * event loop may bind (the planner thread cannot call back into the cache). The instance calls
+   * `binding` afterwards for each table the query read, which schedules the loads.
+   */
+  freshBindings(): ReadonlyMap<string, HotBinding> {
+    const out = new Map<string, HotBinding>();
+    if (!this.options.backend.healthy()) return out;
+    const now = this.clock();
+    for (const [key, slot] of this.slots) {
+      if (slot.entry !== undefined && now - slot.entry.loadedAt < this.intervalMs) out.set(key, slot.entry.binding);
+    }
+    return out;
+  }
+
+  /**
    * The binding for one table read by a query on the engine route, or undefined to read it live:
    * only a fresh entry on a healthy backend is served. An automatic candidate read for the first
    * time is scheduled for loading (the query itself runs live).
