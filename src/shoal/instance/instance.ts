@@ -43,11 +43,13 @@ import type { Timer } from '../registry/timer.js';
 import { watchEpoch, type EpochWatch } from '../registry/watch-epoch.js';
 import { AdminSourcePolicy } from '../server/admin-source-policy.js';
 import { MetricsRegistry } from '../server/metrics.js';
-import type { HealthReport, QueryRequest, QueryResult, QueryService } from '../server/query-service.js';
+import type { CatalogRequest, CatalogTableInfo, HealthReport, QueryRequest, QueryResult, QueryService } from '../server/query-service.js';
 import { quoteIdent } from '../sources/pushdown-sql.js';
 import { SourcePool } from '../sources/source-pool.js';
 import { directDialectOf } from '../sql/route.js';
-import { normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
+import { roleCatalog } from '../sql/role-catalog.js';
+import { cellClass, normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
+import { pgTypeOfEngine, pgTypeOfSource } from './pg-type-names.js';
 import { governanceOf } from './plan-job.js';
 import { limitToDomains } from '../sql/domain-scope.js';
 import { PlannerPool, type PlanCatalog } from './planner-pool.js';
@@ -495,9 +497,13 @@ export class ShoalInstance implements QueryService {
       const fetched = await driver.query(plan.sql, [], signal).catch((e: unknown) => {
         throw explainBindFailure(e, bindContext()) ?? e;
       });
-      const classes = fetched.columns.map(numberClassOfSourceColumn);
+      const typed = columns.map((c, i) => {
+        const src = fetched.columns[i];
+        return { name: c.name, type: c.type !== 'unknown' ? c.type : ((src && pgTypeOfSource(src)) ?? c.type) };
+      });
+      const classes = typed.map((c, i) => cellClass(c.type, fetched.columns[i] ? numberClassOfSourceColumn(fetched.columns[i]) : 'other', plan.columns[i]?.scale));
       return keep({
-        columns,
+        columns: typed,
         headers,
         tables: plan.tables,
         batches: (async function* () {
@@ -518,9 +524,13 @@ export class ShoalInstance implements QueryService {
       throw explainBindFailure(e, bindContext()) ?? e;
     }
     const engineColumns = first.done ? undefined : first.value.columns;
-    const classes = (engineColumns ?? []).map((c) => numberClassOfType(c.type));
+    const typed = columns.map((c, i) => {
+      const e = engineColumns?.[i]?.type;
+      return { name: c.name, type: c.type !== 'unknown' ? c.type : e !== undefined ? pgTypeOfEngine(e) : c.type };
+    });
+    const classes = typed.map((c, i) => cellClass(c.type, numberClassOfType(engineColumns?.[i]?.type), plan.columns[i]?.scale));
     return keep({
-      columns: columns.map((c, i) => ({ name: c.name, type: c.type !== 'unknown' ? c.type : (engineColumns?.[i]?.type ?? c.type) })),
+      columns: typed,
       headers,
       tables: plan.tables,
       batches: (async function* () {
@@ -531,6 +541,14 @@ export class ShoalInstance implements QueryService {
         }
       })(),
     });
+  }
+
+  /** `GET /data/catalog`: what the role may query (hidden tables and columns absent), from the served catalog. */
+  catalog(req: CatalogRequest): { readonly epoch: number | undefined; readonly tables: readonly CatalogTableInfo[] } {
+    const state = this.state;
+    if (!state) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
+    const governance = req.domains ? limitToDomains(state.governance, req.domains) : state.governance;
+    return { epoch: state.epoch, tables: roleCatalog(governance, req.role) };
   }
 
   async close(): Promise<void> {

@@ -10,6 +10,7 @@ import { corsPlugin } from './cors-plugin.js';
 import { hostAllowList } from './host-allow-list.js';
 import { hostPlugin } from './host-plugin.js';
 import type { TlsMaterial } from './tls-files.js';
+import { catalogPlugin } from './catalog-plugin.js';
 import { dataPlugin } from './data-plugin.js';
 import { errorBody, httpStatusFor } from './error-status.js';
 import { healthPlugin } from './health-plugin.js';
@@ -106,6 +107,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(healthPlugin(opts.service, metrics, auth.authenticator.provider));
   await app.register(dataPlugin(opts.service, metrics, auth));
+  await app.register(catalogPlugin(opts.service, auth));
   for (const p of opts.plugins ?? []) await app.register(p);
   return app;
 }

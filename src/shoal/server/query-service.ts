@@ -28,6 +28,21 @@ export interface QueryResult {
   readonly tables?: readonly string[];
 }
 
+/** One table of `GET /data/catalog`: what the caller's role may query of it. */
+export interface CatalogTableInfo {
+  /** The name queries use: `<domain>.<table>`. */
+  readonly table: string;
+  readonly schema: string;
+  readonly name: string;
+  readonly columns: readonly { readonly name: string; readonly type: string; readonly masked: boolean }[];
+}
+
+export interface CatalogRequest {
+  readonly role: string;
+  /** As `QueryRequest.domains`. */
+  readonly domains?: readonly string[];
+}
+
 export interface HealthReport {
   readonly status: 'ok' | 'degraded';
   /** `replaced`: the registry is no longer the one this instance opened (REGISTRY_REPLACED); writes are refused. */
@@ -45,4 +60,6 @@ export interface QueryService {
   isReady(): boolean;
   health(): Promise<HealthReport>;
   query(req: QueryRequest, signal: AbortSignal): Promise<QueryResult>;
+  /** The tables and columns a role may query (hidden ones absent), for `GET /data/catalog`; absent: the route answers 404. */
+  catalog?(req: CatalogRequest): { readonly epoch: number | undefined; readonly tables: readonly CatalogTableInfo[] };
 }

@@ -2,12 +2,15 @@ import { didYouMean } from '../config/did-you-mean.js';
 import { ShoalError } from '../errors.js';
 import { type Node, allNodes, columnRef, dataOf, identName, identifier, numberLiteral, positionOf, replaceInPlace, typeOf } from './ast-node.js';
 import type { CatalogColumn, CatalogTable, GovernanceCatalog } from './catalog.js';
+import { bindCatalogViews } from './catalog-views.js';
 import { type ScopedTable, checkColumns } from './column-check.js';
 import { type Clock, substituteCurrentTime } from './current-time.js';
 import { maskExpression } from './mask.js';
 import { type OutputColumn, collectCtes, pgColumnName, queryOutputs } from './output-columns.js';
 import { rowFilterExpression } from './row-filter.js';
 import { enumerateTables, renameCtes } from './scope.js';
+import { spelledNames } from './spelled-names.js';
+import { refuseStarModifiers } from './star-modifiers.js';
 import { type SessionVars, substituteSessionVars } from './session-vars.js';
 
 /** A statement after governance, before a route and a dialect are chosen. */
@@ -40,11 +43,16 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
   if (!role) throw new ShoalError('SQL_UNKNOWN_ROLE', `role "${roleId}" is not defined`, { hint: 'pass a role defined in the config (X-Provisa-Role or "role")' });
 
   normaliseLimitAll(stmt);
+  refuseStarModifiers(stmt, sql);
+  // result names as PostgreSQL gives them, read before now() and friends become literals
+  const names = spelledNames(stmt, sql);
   substituteSessionVars(stmt, vars, 'query', sql);
   let instant: Date | undefined;
   const once: Clock = () => (instant ??= clock()); // one instant for the query and every row filter
   substituteCurrentTime(stmt, once);
 
+  // information_schema.tables / .columns: the role's own rows, bound before tables resolve
+  const views = bindCatalogViews(stmt, catalog, roleId);
   const readable = (tableKey: string) => catalog.canAccess(roleId, tableKey) && catalog.visibleColumns(roleId, tableKey).length > 0;
   // 1. resolve every base-table reference (CTE references bind first, by PostgreSQL scoping)
   const refs = enumerateTables(stmt).filter((r) => !r.cte);
@@ -122,7 +130,7 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
 
   // 5. output names: alias every top-level expression with the name PostgreSQL gives it, so
   // every route returns the same column names (DuckDB would say count_star(), MySQL count(*))
-  const ctx = { governed, ctes: collectCtes(stmt) };
+  const ctx = { governed, ctes: collectCtes(stmt), names };
   const columns = queryOutputs(stmt, ctx);
   if (!columns) {
     throw new ShoalError('SQL_UNSUPPORTED', 'the result columns of this query cannot be determined (a * over a source of unknown shape)', {
@@ -133,7 +141,8 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
 
   // 6. the role's row cap
   checkLimits(stmt, sql);
-  const rowCap = role.rowCap;
+  // the cap bounds data rows; a query of the catalog views alone reads none (DESCRIBE is never cut short)
+  const rowCap = views > 0 && resolved.size === 0 ? undefined : role.rowCap;
   if (rowCap !== undefined) applyRowCap(stmt, rowCap);
 
   const tables = [...new Map([...resolved.values()].map((t) => [t.tableKey, t])).values()];

@@ -5,11 +5,18 @@ import type { CatalogColumn } from './catalog.js';
 export interface OutputColumn {
   readonly name: string;
   readonly type?: string;
+  /**
+   * For a `numeric` result whose scale PostgreSQL fixes statically (a column of declared scale,
+   * sums and products of those, a cast to numeric(p,s)): the scale its values print with, so a
+   * route holding them as doubles (SQLite REAL) prints "1703.00" as PostgreSQL does.
+   */
+  readonly scale?: number;
 }
 
 /** Typed nodes the SDK creates for functions, with the column name PostgreSQL gives a call. */
 const FUNCTION_NODE_NAMES: Readonly<Record<string, string>> = {
   null_if: 'nullif', n_tile: 'ntile', trim: 'btrim', str_position: 'strpos', array_func: 'array', date_part: 'date_part',
+  logical_and: 'bool_and', logical_or: 'bool_or', interval: 'interval',
 };
 const FUNCTION_NODES = new Set((
   'count sum avg min max upper lower length coalesce greatest least substring replace position abs round floor ceil power sqrt ln log exp sign ' +
@@ -20,13 +27,27 @@ const FUNCTION_NODES = new Set((
 
 const CAST_TYPE_NAMES: Readonly<Record<string, string>> = {
   int: 'int4', integer: 'int4', bigint: 'int8', smallint: 'int2', text: 'text', varchar: 'varchar', numeric: 'numeric', decimal: 'numeric',
-  date: 'date', timestamp: 'timestamp', boolean: 'bool', double: 'float8', real: 'float4',
+  date: 'date', timestamp: 'timestamp', boolean: 'bool', double: 'float8', real: 'float4', float: 'float8', char: 'bpchar', interval: 'interval',
+  time: 'time', json: 'json', jsonb: 'jsonb', uuid: 'uuid', bytea: 'bytea', int2: 'int2', int4: 'int4', int8: 'int8', float4: 'float4', float8: 'float8',
+  bool: 'bool', timestamptz: 'timestamptz', timetz: 'timetz',
 };
+
+/** The type name PostgreSQL names a cast of a constant after (`'1'::int` is "int4", `'x'::timestamptz` "timestamptz"). */
+function castTypeName(to: Data | undefined): string | undefined {
+  const dt = String(to?.data_type ?? '').toLowerCase().replace(/_/g, '');
+  if (dt === 'timestamp' && to?.timezone) return 'timestamptz';
+  if (dt === 'time' && to?.timezone) return 'timetz';
+  if (dt === 'float' && to?.real_spelling) return 'float4';
+  if (dt === 'custom') return CAST_TYPE_NAMES[String(to?.name ?? '').toLowerCase()] ?? (to?.name ? String(to.name).toLowerCase() : undefined);
+  return CAST_TYPE_NAMES[dt];
+}
 
 /** Context for naming: the declared columns of governed subqueries, and CTE definitions by name. */
 export interface OutputContext {
   readonly governed: ReadonlyMap<Node, readonly CatalogColumn[]>;
   readonly ctes: ReadonlyMap<string, Data>;
+  /** Names fixed before governance rewrote the expressions (see spelled-names.ts). */
+  readonly names?: ReadonlyMap<Node, string>;
 }
 
 export function collectCtes(stmt: Node): Map<string, Data> {
@@ -37,9 +58,14 @@ export function collectCtes(stmt: Node): Map<string, Data> {
 
 /** The column name PostgreSQL derives for an unaliased select-list expression (FigureColname). */
 export function pgColumnName(e: Node, ctx?: OutputContext): string {
+  const fixed = ctx?.names?.get(e);
+  if (fixed !== undefined) return fixed;
   const t = typeOf(e);
   const d = dataOf(e);
   switch (t) {
+    case 'literal':
+      // typed literals name after their type (DATE '…' is "date"); plain constants have no name
+      return d.literal_type === 'date' || d.literal_type === 'timestamp' || d.literal_type === 'time' ? d.literal_type : '?column?';
     case 'column': return identName(d.name)!;
     case 'alias': return identName(d.alias)!;
     case 'function':
@@ -48,10 +74,7 @@ export function pgColumnName(e: Node, ctx?: OutputContext): string {
     case 'paren': return pgColumnName(d.this, ctx);
     case 'cast': {
       const inner = typeOf(d.this);
-      if (inner === 'literal' || inner === 'null') {
-        const dt = String(d.to?.data_type ?? '').toLowerCase().replace(/_/g, '');
-        return CAST_TYPE_NAMES[dt] ?? '?column?';
-      }
+      if (inner === 'literal' || inner === 'null' || inner === 'boolean') return castTypeName(d.to) ?? '?column?';
       const name = pgColumnName(d.this, ctx);
       return name;
     }
@@ -135,9 +158,14 @@ export function queryOutputs(q: Node, ctx: OutputContext): OutputColumn[] | unde
     let inner = et === 'alias' ? ed.this : e;
     while (typeOf(inner) === 'paren') inner = dataOf(inner).this;
     let type: string | undefined;
+    let scale: number | undefined;
     if (governed && et === 'alias') type = governed.find((c) => c.name === name)?.type;
-    else type = expressionType(inner, (col) => typeOfColumn(identName(dataOf(col).name)!, identName(dataOf(col).table)), ctx);
-    out.push({ name, ...withType(type) });
+    else {
+      const colType = (col: Node) => typeOfColumn(identName(dataOf(col).name)!, identName(dataOf(col).table));
+      type = expressionType(inner, colType, ctx);
+      if (type === 'numeric') scale = decimalScale(inner, colType);
+    }
+    out.push({ name, ...withType(type), ...(scale !== undefined ? { scale } : {}) });
   }
   return out;
 }
@@ -155,8 +183,18 @@ const CAST_NAMES: Readonly<Record<string, string>> = { int: 'integer', integer: 
   varchar: 'varchar', char: 'varchar', numeric: 'numeric', decimal: 'numeric', date: 'date', timestamp: 'timestamp', boolean: 'boolean',
   double: 'double', real: 'real', float: 'double' };
 
-/** A best-effort PostgreSQL type for a result expression; undefined when not known. */
+/**
+ * A best-effort PostgreSQL type for a result expression; undefined when not known. Only a column
+ * and a cast keep a typmod (`numeric(12,2)`): in PostgreSQL every operator, function and
+ * aggregate over them returns plain `numeric`.
+ */
 function expressionType(e: Node, column: (col: Node) => string | undefined, ctx: OutputContext): string | undefined {
+  const t = expressionTypeWithTypmod(e, column, ctx);
+  const k = typeOf(e);
+  return t !== undefined && k !== 'column' && k !== 'cast' && k !== 'paren' && /^(numeric|decimal)\s*\(/i.test(t) ? 'numeric' : t;
+}
+
+function expressionTypeWithTypmod(e: Node, column: (col: Node) => string | undefined, ctx: OutputContext): string | undefined {
   const t = typeOf(e);
   const d = dataOf(e) ?? {};
   const arg = (x: Node | undefined) => (x ? expressionType(x, column, ctx) : undefined);
@@ -169,7 +207,14 @@ function expressionType(e: Node, column: (col: Node) => string | undefined, ctx:
     return d.literal_type;
   }
   if (t === 'boolean' || BOOLEAN_NODES.has(t)) return 'boolean';
-  if (t === 'cast') return CAST_NAMES[String(d.to?.data_type ?? '').toLowerCase().replace(/_/g, '')];
+  if (t === 'cast') {
+    const dt = String(d.to?.data_type ?? '').toLowerCase().replace(/_/g, '');
+    if (dt === 'timestamp' && d.to?.timezone) return 'timestamptz';
+    if (dt === 'float' && d.to?.real_spelling) return 'real';
+    // numeric(p,s) keeps its declared precision and scale (the scale is what the values print with)
+    if ((dt === 'decimal' || dt === 'numeric') && d.to?.precision != null) return `numeric(${d.to.precision},${d.to.scale ?? 0})`;
+    return CAST_NAMES[dt];
+  }
   if (TEXT_NODES.has(t)) return 'text';
   if (BIGINT.has(t)) return 'bigint';
   if (t === 'sum') {
@@ -181,6 +226,7 @@ function expressionType(e: Node, column: (col: Node) => string | undefined, ctx:
     return arg(d.this ?? d.expressions?.[0] ?? d.args?.[0]);
   }
   if (t === 'window_function') return arg(d.this);
+  if (t === 'neg') return arg(d.this);
   if (t === 'add' || t === 'sub' || t === 'mul' || t === 'div' || t === 'mod') {
     const [l, r] = [arg(d.left), arg(d.right)];
     if (l === 'integer' && r === 'integer') return 'integer';
@@ -194,4 +240,47 @@ function expressionType(e: Node, column: (col: Node) => string | undefined, ctx:
     if (name === 'count') return 'bigint';
   }
   return undefined;
+}
+
+const typmodScale = (type: string | undefined): number | undefined => {
+  if (type === undefined) return undefined;
+  if (/^(integer|bigint|smallint|int|int2|int4|int8)$/i.test(type)) return 0;
+  const m = /^(?:numeric|decimal)\s*\(\s*\d+\s*(?:,\s*(\d+)\s*)?\)$/i.exec(type);
+  return m ? Number(m[1] ?? '0') : undefined;
+};
+
+/**
+ * The scale PostgreSQL gives a numeric expression's values when it is static: a column's declared
+ * scale, an integer's 0, a literal's digits; + and - take the larger, * the sum, unary minus and
+ * sum/min/max keep it, round(x, n) is n. Undefined when it depends on the values (avg, /, coalesce…).
+ */
+function decimalScale(e: Node, column: (col: Node) => string | undefined): number | undefined {
+  const t = typeOf(e);
+  const d = dataOf(e) ?? {};
+  const rec = (x: Node | undefined) => (x ? decimalScale(x, column) : undefined);
+  switch (t) {
+    case 'column': return typmodScale(column(e));
+    case 'paren': case 'neg': case 'sum': case 'min': case 'max': return rec(d.this);
+    case 'literal': {
+      if (d.literal_type !== 'number' || !/^\d+(\.\d*)?$/.test(String(d.value))) return undefined;
+      return (String(d.value).split('.')[1] ?? '').length;
+    }
+    case 'cast': {
+      const dt = String(d.to?.data_type ?? '').toLowerCase();
+      if ((dt === 'decimal' || dt === 'numeric') && d.to?.precision != null) return Number(d.to.scale ?? 0);
+      return /^(int|integer|bigint|smallint)$/.test(dt) ? 0 : undefined;
+    }
+    case 'add': case 'sub': case 'mul': {
+      const [l, r] = [rec(d.left), rec(d.right)];
+      if (l === undefined || r === undefined) return undefined;
+      return t === 'mul' ? l + r : Math.max(l, r);
+    }
+    case 'function': {
+      if (String(d.name).toLowerCase() !== 'round') return undefined;
+      const n: Node | undefined = d.args?.[1];
+      if (!n) return 0;
+      return typeOf(n) === 'literal' && /^\d+$/.test(String(dataOf(n).value)) ? Number(dataOf(n).value) : undefined;
+    }
+    default: return undefined;
+  }
 }

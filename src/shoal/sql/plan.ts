@@ -1,4 +1,5 @@
 import type { GovernanceCatalog } from './catalog.js';
+import { catalogCommand } from './catalog-commands.js';
 import type { PushdownSpec } from '../engine/engine.js';
 import type { Clock } from './current-time.js';
 import { generateFor } from './generate.js';
@@ -57,6 +58,13 @@ export interface PlanOptions extends RouteOptions {
 }
 
 export function planQuery(req: PlanRequest, catalog: GovernanceCatalog, options: PlanOptions = {}): GovernedPlan {
+  // SHOW TABLES / DESCRIBE: queries over the role's information_schema (catalog-commands.ts)
+  const command = catalogCommand(req.sql);
+  if (command) {
+    const sql = command.kind === 'show_tables' ? command.sql
+      : command.sqlFor(planQuery({ ...req, sql: command.probe }, catalog, { route: 'engine', pushdown: false }).tables[0]!);
+    return planQuery({ ...req, sql }, catalog, options);
+  }
   const stmt = parseQuery(req.sql);
   validateStatement(stmt, req.sql);
   const gov = governStatement(stmt, catalog, req.role, req.vars ?? {}, req.sql, options.clock);

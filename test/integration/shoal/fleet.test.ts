@@ -106,7 +106,7 @@ rls_rules:
     for (const r of fromA) expect(r.status).toBe(200);
     expect(fromB).toEqual(fromA);
     // The governed answers are the right ones, not merely equal.
-    expect(fromA[1]?.body.rows).toEqual([[1, 'al***@example.com', 0], [3, 'ca***@example.com', 0]]);
+    expect(fromA[1]?.body.rows).toEqual([[1, 'al***@example.com', '0'], [3, 'ca***@example.com', '0']]);
     expect(fromA[2]?.body.rows).toEqual([['gold', 1], ['silver', 1]]);
 
     // A long query on A, killed while it runs.

@@ -115,7 +115,7 @@ describe('the result cache through a real instance', () => {
     const sql = 'SELECT id, region, amount, placed, big FROM sales.orders ORDER BY id';
     const miss = await ask(app, sql, 'admin');
     expect(miss).toMatchObject({ status: 200, cache: 'MISS', age: undefined });
-    expect(JSON.parse(miss.body).rows[0]).toEqual([1, 'eu', 10.5, '2024-01-05', '9007199254740993']);
+    expect(JSON.parse(miss.body).rows[0]).toEqual([1, 'eu', '10.500', '2024-01-05', '9007199254740993']);
     const hit = await ask(app, sql, 'admin');
     expect(hit).toMatchObject({ status: 200, cache: 'HIT', age: '0', body: miss.body });
     expect(hit.headers['x-shoal-route']).toBe(miss.headers['x-shoal-route']);
@@ -281,7 +281,7 @@ describe('a result store that fails', () => {
     for (let i = 0; i < 3; i++) {
       const r = await ask(app, sql, 'admin');
       expect(r).toMatchObject({ status: 200, cache: 'MISS' });
-      expect(JSON.parse(r.body).rows).toEqual([[1, 10.5], [2, 20], [3, 30.25], [4, 5.125]]);
+      expect(JSON.parse(r.body).rows).toEqual([[1, '10.500'], [2, '20.000'], [3, '30.250'], [4, '5.125']]);
     }
     const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(metric(text, 'shoal_cache_fallbacks_total')).toBe(3);

@@ -28,7 +28,8 @@ describe('shoal demo', () => {
     const admin = result.steps[0]!;
     expect(admin.columns).toEqual(['name', 'email', 'segment', 'ordered', 'open_tickets']);
     expect(admin.rows.map((r) => [r[0], r[1]])).toEqual(customers.map((c) => [c.name, c.email]));
-    expect(admin.rows.map((r) => r[3]).filter((v) => v !== null)).toEqual(totals.map((t) => t.t));
+    // numeric(12,2) keeps its scale: decimal text, as PostgreSQL prints it
+    expect(admin.rows.map((r) => r[3]).filter((v) => v !== null)).toEqual(totals.map((t) => t.t.toFixed(2)));
     // Six tickets: those with i % 3 ≠ 0 name a customer, odd ones are resolved → tickets 2 and 4 are open.
     expect(admin.rows.reduce((n, r) => n + Number(r[4]), 0)).toBe(2);
   });

@@ -147,7 +147,7 @@ describe('an instance serving MVs', () => {
     const snap = await read(instance, 'admin', q);
     expect(snap.mv).toMatch(/^sales\.typed=snapshot:/);
     expect(snap.rows).toEqual(live.rows);
-    expect(snap.rows[1]).toEqual([2, 'a "quoted" one', 0.5, '2024-03-02', '2024-01-01 13:00:00', true, 6000000000, 'a "quoted" one']);
+    expect(snap.rows[1]).toEqual([2, 'a "quoted" one', '0.5', '2024-03-02', '2024-01-01 13:00:00', true, 6000000000, 'a "quoted" one']);
   });
 
   it('an MV whose interval elapsed but whose inputs are unchanged is not a candidate: an idle fleet logs no skips', async () => {

@@ -5,6 +5,7 @@
  *    returns on an oracle copy holding only the rows and masked values the role may see;
  *  - no raw value of a masked column, no hidden column value, and no row outside the role's
  *    RLS predicate appears in any cell;
+ *  - the governed SQL's result columns carry the names the plan reports (PostgreSQL's names);
  *  - a regex mask fails closed: over random mask-resistant e-mails (newlines, no `@`, unicode,
  *    empty, very long) the answer equals an oracle masked by the reference meaning, and no
  *    raw value's secret token appears in any cell.
@@ -80,6 +81,22 @@ describe('governance on the engine route (DuckDB)', () => {
         }
       }),
       { numRuns: 120 },
+    );
+  }, 300_000);
+
+  it('the governed SQL returns its columns under the names the plan reports, which are the names the original query has on the oracle', async () => {
+    await fc.assert(
+      fc.asyncProperty(queryArb, fc.constantFrom(...viewers), async (sql, v) => {
+        const plan = planQuery({ sql, role: v.role, vars: v.region ? { 'provisa.region': v.region } : {} }, catalog, { route: 'engine' });
+        const names = (await engine.runAndReadAll(plan.sql)).columnNames();
+        expect(names, plan.sql).toEqual(plan.columns.map((c) => c.name));
+        // DuckDB names unaliased expressions its own way (count_star()): compare only columns and aliases
+        const oracle = (await oracles.get(key(v))!.runAndReadAll(oracleSql(sql))).columnNames();
+        names.forEach((n, i) => {
+          if (/^[a-z_][a-z0-9_]*$/.test(oracle[i] ?? '') && oracle[i] !== 'count_star') expect(n, sql).toBe(oracle[i]);
+        });
+      }),
+      { numRuns: 60 },
     );
   }, 300_000);
 

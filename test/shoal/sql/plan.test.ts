@@ -237,10 +237,10 @@ describe('current time', () => {
     let calls = 0;
     const p = planQuery({ sql: 'SELECT now() AS t, current_date AS d, current_timestamp AS u FROM sales.payments', role: 'analyst', vars: EU }, cat, { clock: () => (calls++, clock()) });
     expect(calls).toBe(1);
-    expect(p.sql).toContain("CAST('2026-03-04 05:06:07.089' AS TIMESTAMP) AS t");
+    expect(p.sql).toContain("CAST('2026-03-04 05:06:07.089+00' AS TIMESTAMPTZ) AS t");
     expect(p.sql).toContain("CAST('2026-03-04' AS DATE) AS d");
     expect(p.sql).toContain("paid_at <= CAST('2026-03-04' AS DATE)");
-    expect(p.columns.map((c) => c.type)).toEqual(['timestamp', 'date', 'timestamp']);
+    expect(p.columns.map((c) => c.type)).toEqual(['timestamptz', 'date', 'timestamptz']);
   });
 });
 

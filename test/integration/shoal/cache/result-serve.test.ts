@@ -71,14 +71,14 @@ rls_rules:
     const sql = 'SELECT id, region, amount FROM sales.orders ORDER BY id';
     const miss = await ask(a.url, sql, 'analyst', { 'provisa.user_region': 'eu' });
     expect(miss).toMatchObject({ status: 200, cache: 'MISS', age: null });
-    expect(JSON.parse(miss.body).rows).toEqual([[1, 'eu', 10.5], [3, 'eu', 30.25]]);
+    expect(JSON.parse(miss.body).rows).toEqual([[1, 'eu', '10.50'], [3, 'eu', '30.25']]);
     const hit = await ask(b.url, sql, 'analyst', { 'provisa.user_region': 'eu' });
     expect(hit).toMatchObject({ status: 200, cache: 'HIT', body: miss.body });
     expect(Number(hit.age)).toBeGreaterThanOrEqual(0);
     // another region is another entry, never the eu rows
     const us = await ask(b.url, sql, 'analyst', { 'provisa.user_region': 'us' });
     expect(us.cache).toBe('MISS');
-    expect(JSON.parse(us.body).rows).toEqual([[2, 'us', 20]]);
+    expect(JSON.parse(us.body).rows).toEqual([[2, 'us', '20.00']]);
     expect(metric(await metrics(b.url), 'shoal_cache_hits_total')).toBe(1);
     expect(metric(await metrics(a.url), 'shoal_cache_bytes')).toBeGreaterThan(0);
   });

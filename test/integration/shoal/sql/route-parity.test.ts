@@ -5,6 +5,9 @@
  * role. A query the router keeps off the direct route is not compared (it is not run there).
  * Masked columns holding mask-resistant values (newlines, no `@`, unicode, empty) give the same
  * multiset on both routes for predicates, joins, grouping and ordering on the masked column.
+ * Both routes' drivers report the result columns under the names the plan gives them (the names
+ * PostgreSQL gives; see pg-column-names.test.ts). Decimal scale, timestamptz and names at the
+ * instance's wire form are compared across every route in route-types.test.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,7 +43,8 @@ function cell(v: unknown): unknown {
 }
 const canon = (rows: readonly (readonly unknown[])[]) => rows.map((r) => JSON.stringify(r.map(cell))).sort();
 
-type Runner = (sql: string) => Promise<string[]>;
+/** Rows in canonical form, and the result column names the route's own driver reports. */
+type Runner = (sql: string) => Promise<{ names: string[]; rows: string[] }>;
 /** A source under test: run SQL, replace one table's rows, clean up. */
 interface Direct { run: Runner; reload: (t: Table) => Promise<void>; close: () => Promise<void> }
 
@@ -55,7 +59,10 @@ const ddl = (t: Table, dialect: string, qualified: string) =>
 const insert = (t: Table, qualified: string) => `INSERT INTO ${qualified} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`;
 
 let duck: DuckDBConnection;
-const engine: Runner = async (sql) => canon((await duck.runAndReadAll(sql)).getRowsJS() as unknown[][]);
+const engine: Runner = async (sql) => {
+  const r = await duck.runAndReadAll(sql);
+  return { names: r.columnNames(), rows: canon(r.getRowsJS() as unknown[][]) };
+};
 
 beforeAll(async () => {
   duck = await openDuck();
@@ -83,7 +90,12 @@ async function compare(cat: GovernanceCatalog, direct: Runner, queries: readonly
       }
       const viaEngine = planQuery({ sql, role: v.role, vars: v.vars }, cat, { route: 'engine' });
       const [a, b] = [await direct(auto.sql), await engine(viaEngine.sql)];
-      expect(a, `${v.role} ${JSON.stringify(v.vars)}: ${sql}\n direct: ${auto.sql}\n engine: ${viaEngine.sql}`).toEqual(b);
+      const where = `${v.role} ${JSON.stringify(v.vars)}: ${sql}\n direct: ${auto.sql}\n engine: ${viaEngine.sql}`;
+      expect(a.rows, where).toEqual(b.rows);
+      // names as PostgreSQL gives them, whichever engine ran the generated SQL
+      const names = auto.columns.map((c) => c.name);
+      expect(a.names, where).toEqual(names);
+      expect(b.names, where).toEqual(names);
       out.direct++;
     }
   }
@@ -153,7 +165,7 @@ function suite(name: string, source: SourceChoice, sourceSchema: string | undefi
         // and every route masks: no analyst answer carries a raw value's token
         for (const sql of MASKED_QUERIES) {
           const plan = planQuery({ sql, role: 'analyst', vars: { 'provisa.region': 'EU' } }, cat);
-          const cells = (plan.route.kind === 'direct' ? await conn.run(plan.sql) : await engine(plan.sql)).join('\n');
+          const cells = (plan.route.kind === 'direct' ? await conn.run(plan.sql) : await engine(plan.sql)).rows.join('\n');
           weird.rows.forEach((_, i) => expect(cells, `${plan.route.kind}: ${sql}`).not.toContain(secretToken(i + 1)));
         }
       } finally {
@@ -176,7 +188,7 @@ describe.skipIf(postgres.skip)('PostgreSQL', () => {
     }
     const run: Runner = async (sql) => {
       const r = await client.query({ text: sql, rowMode: 'array', types: { getTypeParser: (oid: number) => (oid === 1082 ? (s: string) => s : pg.types.getTypeParser(oid)) } as never });
-      return canon(r.rows as unknown[][]);
+      return { names: r.fields.map((f) => f.name), rows: canon(r.rows as unknown[][]) };
     };
     const reload = async (t: Table) => {
       await client.query(`DROP TABLE ${SCHEMA}.${t.name}`);
@@ -198,8 +210,8 @@ describe.skipIf(mariadb.skip)('MariaDB', () => {
       await c.query(insert(t, `${SCHEMA}.${t.name}`));
     }
     const run: Runner = async (sql) => {
-      const [rows] = await c.query({ sql, rowsAsArray: true });
-      return canon(rows as unknown[][]);
+      const [rows, fields] = await c.query({ sql, rowsAsArray: true });
+      return { names: (fields ?? []).map((f) => f.name), rows: canon(rows as unknown[][]) };
     };
     const reload = async (t: Table) => {
       await c.query(`DROP TABLE ${SCHEMA}.${t.name}`);
@@ -222,8 +234,8 @@ describe.skipIf(mariadb.skip)('MariaDB, default collation', () => {
       await c.query(insert(t, `${db}.${t.name}`));
     }
     const run: Runner = async (sql) => {
-      const [rows] = await c.query({ sql, rowsAsArray: true });
-      return canon(rows as unknown[][]);
+      const [rows, fields] = await c.query({ sql, rowsAsArray: true });
+      return { names: (fields ?? []).map((f) => f.name), rows: canon(rows as unknown[][]) };
     };
     const reload = async (t: Table) => {
       await c.query(`DROP TABLE ${db}.${t.name}`);
@@ -242,7 +254,10 @@ describe('SQLite file', () => {
       db.exec(ddl(t, 'sqlite', t.name));
       db.exec(insert(t, t.name));
     }
-    const run: Runner = async (sql) => canon(db.prepare(sql).raw(true).all() as unknown[][]);
+    const run: Runner = async (sql) => {
+      const st = db.prepare(sql).raw(true);
+      return { names: st.columns().map((c) => c.name), rows: canon(st.all() as unknown[][]) };
+    };
     const reload = async (t: Table) => {
       db.exec(`DROP TABLE ${t.name}`);
       db.exec(ddl(t, 'sqlite', t.name));
