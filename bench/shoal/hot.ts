@@ -74,7 +74,13 @@ async function measure(dir: string, label: string, dimSource: string, rows: numb
   const live = await ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, importConfig: false, hot: false });
   try {
     const sql = 'SELECT d.label, count(*) AS n, round(sum(f.amount), 4) AS total, min(d.owner) AS o FROM bench.facts f JOIN bench.dims d ON d.id = f.dim_id GROUP BY d.label ORDER BY d.label';
-    const a = await answer(hot, sql);
+    // a copy is served only while its change signal was checked within revalidate_interval: a
+    // start-up that held the event loop longer than that serves the first query live
+    let a = await answer(hot, sql);
+    for (let i = 0; i < 20 && !a.hot; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      a = await answer(hot, sql);
+    }
     const b = await answer(live, sql);
     if (!a.hot || b.hot || a.rows !== b.rows) throw new Error(`hot bench (${label}): the hot and live instances disagree, or the dimension was not inlined (hot ${a.hot}, live ${b.hot}; ${a.rows.slice(0, 300)} vs ${b.rows.slice(0, 300)})`);
     // alternate the two so a busy machine slows both alike

@@ -157,6 +157,7 @@ export class HotCache {
   private readonly clock: () => number;
   private readonly timer: Timer;
   private handle: unknown;
+  private checkHandle: unknown;
   private closed = false;
   /** Aborted on close: loads in flight stop instead of delaying shutdown. */
   private readonly abort = new AbortController();
@@ -224,6 +225,22 @@ export class HotCache {
       }, Math.max(500, this.intervalMs / 2));
     };
     tick();
+    // keep signalled copies validated between reads, so a query after a quiet spell is still served
+    const check = (): void => {
+      this.checkHandle = this.timer.setTimeout(() => {
+        this.revalidateDue();
+        if (!this.closed) check();
+      }, Math.max(100, this.revalidateMs / 2));
+    };
+    check();
+  }
+
+  /** Start a revalidation of every cached copy of a table with a signal whose check is half a bound old. */
+  revalidateDue(): void {
+    const now = this.clock();
+    for (const s of this.slots.values()) {
+      if (s.entry && s.candidate.signal.kind !== 'none' && now - s.entry.validatedAt >= this.revalidateMs / 2) this.revalidate(s);
+    }
   }
 
   /** Reload every wanted table whose entry is missing or at least half an interval old. */
@@ -388,6 +405,7 @@ export class HotCache {
   async close(): Promise<void> {
     this.closed = true;
     if (this.handle !== undefined) this.timer.clearTimeout(this.handle);
+    if (this.checkHandle !== undefined) this.timer.clearTimeout(this.checkHandle);
     this.abort.abort();
     await this.settled().catch(() => undefined);
     await this.options.backend.close();
