@@ -32,7 +32,7 @@ export class DuckDbResidentTables implements ResidentTables {
   }
 
   create(name: string, body: string): Promise<readonly string[]> {
-    if (!NAME.test(name)) throw new TypeError(`resident table name "${name}" is not [A-Za-z0-9_]{1,120}`);
+    if (!NAME.test(name)) return Promise.reject(new TypeError(`resident table name "${name}" is not [A-Za-z0-9_]{1,120}`));
     return this.run(async (c) => {
       await c.run(`CREATE TABLE ${qualified(RESIDENT_CATALOG, 'main', name)} AS ${body}`);
       return [RESIDENT_CATALOG, 'main', name] as const;
