@@ -5,9 +5,10 @@ import { SYNC_LIMITS, type SyncLimits } from '../sync/limits.js';
 import type { ReceiveFilter } from '../sync/receive-bundle.js';
 import { syncWith, type SyncReport } from '../sync/sync-session.js';
 import type { SyncTransport } from '../sync/transport.js';
+import { toleratePushRefusal } from '../sync/push-refusal.js';
 import { effectiveRegister } from '../roles/effective-register.js';
 import { compareRoles, peerRolesDigest } from '../roles/peer-roles.js';
-import { nextPeerHealth, REFUSED_SHOWN, type PeerHealth } from './peer-health.js';
+import { nextPeerHealth, pushRetryMs, REFUSED_SHOWN, type PeerHealth } from './peer-health.js';
 import { PeriodicLoop } from './periodic-loop.js';
 
 export interface AntiEntropyLog {
@@ -32,7 +33,9 @@ export interface AntiEntropyOptions {
  * Periodic anti-entropy: every `intervalMs`, sync (pull and push) with every peer, a few at a
  * time, each session bounded in rounds, bytes and time. A peer that fails is backed off; one that
  * breaks a limit or sends bad data is quarantined (skipped for a while that doubles on every
- * repeat), so a hostile peer costs a bounded amount per round and never starves honest ones.
+ * repeat), so a hostile peer costs a bounded amount per round and never starves honest ones. A
+ * peer whose policy refuses our pushes is neither: the sync pulls, and the refusal is reported
+ * (`pushRefused`; after a 401 the peer is synced pull-only for `pushRetryMs`).
  * Rounds never overlap; `stop` aborts the sessions in flight. Peer health is kept in memory only:
  * a restarted replica simply reconciles again.
  */
@@ -86,13 +89,29 @@ export class AntiEntropy {
     if (h.retryAt !== undefined && Date.parse(h.retryAt) > this.now()) return `${h.state} until ${h.retryAt}`;
     const limits = { ...SYNC_LIMITS, ...this.options.limits };
     const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(limits.sessionTimeoutMs)]);
+    // A peer that refused our credential is synced pull-only until its retry time: it still serves us.
+    const pullOnly = h.pushRefused?.retryAt !== undefined && Date.parse(h.pushRefused.retryAt) > this.now();
     try {
-      const r = await syncWith(this.store, this.transport(peer, signal), { signal, limits, ...(this.options.filter ? { filter: this.options.filter } : {}) });
+      const t = toleratePushRefusal(this.transport(peer, signal));
+      const r = await syncWith(this.store, t.transport, { signal, limits, direction: pullOnly ? 'pull' : 'both', ...(this.options.filter ? { filter: this.options.filter } : {}) });
+      const pr = t.refusal();
+      const nowMs = this.now();
+      const pushRefused: PeerHealth['pushRefused'] = pr
+        ? { code: pr.code, status: pr.status, message: pr.message, at: new Date(nowMs).toISOString(), ...(pr.status === 401 ? { retryAt: new Date(nowMs + pushRetryMs(this.intervalMs)).toISOString() } : {}) }
+        : pullOnly || r.have === 0
+          ? h.pushRefused // no push was tried: what we knew stands
+          : undefined;
+      if (pr) this.log.warn({ peer, code: pr.code, status: pr.status, refusedPushes: pr.refused, pullOnlyUntil: pushRefused?.retryAt }, 'anti-entropy: peer refused our push (its authorship policy); pulled only');
       // Same events derive the same stages only under the same roles register: compare after each sync.
       const cmp = compareRoles(peer, await effectiveRegister(this.store), await peerRolesDigest(peer, { signal, ...(this.options.headers ? { headers: this.options.headers } : {}) }));
       if (cmp.verdict === 'differs' && h.roles?.verdict !== 'differs') this.log.warn({ peer, local: cmp.local, peerRoles: cmp.peer }, 'anti-entropy: peer derives with a different roles register');
       const refused = r.refused ?? [];
-      this.health.set(peer, { ...nextPeerHealth(h, this.now(), this.intervalMs), roles: { verdict: cmp.verdict, peer: cmp.peer ?? null }, ...(refused.length > 0 ? { refused: refused.slice(0, REFUSED_SHOWN) } : {}) });
+      this.health.set(peer, {
+        ...nextPeerHealth(h, this.now(), this.intervalMs),
+        roles: { verdict: cmp.verdict, peer: cmp.peer ?? null },
+        ...(pushRefused ? { pushRefused } : {}),
+        ...(refused.length > 0 ? { refused: refused.slice(0, REFUSED_SHOWN) } : {}),
+      });
       if (refused.length > 0) this.log.warn({ peer, refused: refused.length, first: refused[0] }, 'anti-entropy: pulled events refused by this replica\'s admission policy (not stored)');
       if (r.pulled + r.pushed > 0) this.log.info({ peer, rounds: r.rounds, pulled: r.pulled, pushed: r.pushed }, 'anti-entropy synced');
       return r;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { parseInstantText } from '../app/instant-arg.js';
 import { warningsBefore, type Outcome, type TikService } from '../app/tik-service.js';
 import type { Instant } from '../edn/value.js';
@@ -11,9 +11,10 @@ import { errorReply } from './error-reply.js';
 import { errorAnswer, type Answer, type ShardGateway } from './shard-gateway.js';
 import { sendAnswer } from './shard-routes.js';
 import { execute, parseWriteArgs, typedRequest, WRITE_VERBS, type WriteOp } from './write-op.js';
+import { ACTOR as actor, ATTACH_BODY_LIMIT, ATTACH_PATH, BODIES, READ_QUERY, TICKET } from './api-schemas.js';
+import { openApiDocument } from './openapi.js';
 
-/** The largest attachment `PUT /api/tickets/:ticket/artifacts/*` accepts. */
-export const ATTACH_BODY_LIMIT = 16 * 1024 * 1024;
+export { ATTACH_BODY_LIMIT } from './api-schemas.js';
 /** The largest JSON write body. */
 const JSON_BODY_LIMIT = 1024 * 1024;
 
@@ -24,23 +25,6 @@ export interface ApiOptions {
   readonly hidden: readonly string[];
   readonly gateway?: ShardGateway | undefined;
 }
-
-const text = (max: number) => z.string().min(1).max(max);
-const actor = z.string().min(1).max(256).optional();
-const TICKET = z.string().min(1).max(64);
-/** The typed write bodies; `actor` is who to write as (checked against the caller's grant). */
-const BODIES = {
-  new: z.object({ process: text(255), title: z.string().max(4096).optional(), actor }).strict(),
-  set: z.object({ facts: z.array(z.object({ key: text(1024), value: z.string().max(65536) }).strict()).min(1).max(256), actor }).strict(),
-  retract: z.object({ key: text(1024), reason: z.string().max(4096).optional(), actor }).strict(),
-  dispute: z.object({ key: text(1024), reason: z.string().max(4096).optional(), withdraw: z.boolean().optional(), actor }).strict(),
-  comment: z.object({ text: text(65536), actor }).strict(),
-  attest: z.object({ claim: text(4096), body: z.string().max(65536).optional(), actor }).strict(),
-  legacy: z.object({ args: z.array(z.string().max(65536)).max(4096), actor }).strict(),
-} as const;
-const READ_QUERY = z
-  .object({ at: z.string().max(64).optional(), actor: z.string().min(1).max(256).optional(), role: z.string().min(1).max(256).optional(), all: z.string().max(8).optional() })
-  .strict();
 
 /** Parse with a schema, or a `input/invalid` naming the first bad field. */
 function valid<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {
@@ -122,6 +106,10 @@ export function apiRoutes(o: ApiOptions) {
       }
     };
     const atOf = (q: { at?: string | undefined }): { at?: Instant } => (q.at !== undefined && q.at !== '' ? { at: parseInstantText(q.at, 'at') } : {});
+
+    // The typed API's description, generated from the schemas the routes below validate with.
+    const doc = pretty(openApiDocument());
+    app.get('/api/openapi.json', async (_req, res) => res.type('application/json; charset=utf-8').send(doc));
 
     // ── reads ────────────────────────────────────────────────────────────────────────────────
     const perTicket = (verb: 'status' | 'explain' | 'log') =>
@@ -234,7 +222,7 @@ export function apiRoutes(o: ApiOptions) {
       upload.put<{ Params: { ticket: string; '*': string }; Querystring: { actor?: string } }>('/api/tickets/:ticket/artifacts/*', { bodyLimit: ATTACH_BODY_LIMIT }, async (req, res) => {
         try {
           const ticket = ticketOf(req);
-          const path = valid(text(1024), req.params['*'], 'path');
+          const path = valid(ATTACH_PATH, req.params['*'], 'path');
           const requested = valid(actor, req.query.actor, 'actor');
           const as = authorizeWrite(o.authorship, req, requested);
           const id = gw ? await gw.resolve(ticket) : ticket;

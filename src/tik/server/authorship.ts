@@ -17,11 +17,12 @@ export type TokenTable = ReadonlyMap<string, TokenGrant>;
 
 /**
  * Who may append through this replica (transport policy, upstream ADR 0011), configured per
- * replica. `closed` (the default): the write API is refused; `open`: anyone who reaches the port
- * writes as the actor they name (a trusted network only); `tokens`: a bearer token names a
- * principal and the actors it may write as, and gates sync; `signed`: the replica mints nothing
- * for clients — every pushed event must carry a valid signature by its own actor's key in the
- * replica's `actors` register (tokens, if given too, still gate access).
+ * replica. `closed` (the default): the write API and sync pushes are refused (peers pull);
+ * `open`: anyone who reaches the port writes as the actor they name (a trusted network only);
+ * `tokens`: a bearer token names a principal and the actors it may write (and push) as, and gates
+ * reads; `signed`: the replica mints nothing for clients — every pushed event must carry a valid
+ * signature by its own actor's key in the replica's `actors` register (tokens, if given too,
+ * still gate access).
  */
 export type Authorship =
   | { readonly mode: 'closed' }
@@ -111,13 +112,58 @@ export function authorizeRead(a: Authorship, req: FastifyRequest): void {
   if (callerOf(req, table).kind === 'anonymous') throw unauthenticated();
 }
 
-/** Sync (reconcile, fetch, push): under a tokens table a token with `sync`; otherwise open (pushes are judged by `signed`). */
-export function authorizeSync(a: Authorship, req: FastifyRequest): void {
+/**
+ * Sync reads (reconcile, fetch): the same rule as the API's reads — under a tokens table any
+ * valid token, otherwise open. A fetch answers nothing the read API does not.
+ */
+export function authorizeSyncRead(a: Authorship, req: FastifyRequest): void {
+  authorizeRead(a, req);
+}
+
+/**
+ * How the events of an admitted push are judged: `as-sent` (a trusted peer or an open replica:
+ * the bundle check only), `signed` (each event by its signature, `--admit signed`), or `actors`
+ * (each event must name an actor the token may write as).
+ */
+export type PushJudgement = { readonly judge: 'as-sent' } | { readonly judge: 'signed' } | { readonly judge: 'actors'; readonly grant: TokenGrant };
+
+/**
+ * Sync push is a write, authenticated like the write API: `open` takes it from anyone; `signed`
+ * from anyone who may read (events are judged by their signatures, not by who sent them);
+ * `tokens` from a token with `"sync": true` (a peer replica, trusted to relay any actor's events)
+ * or from a token whose every pushed event names one of its actors (`tik --remote`, `tik sync
+ * --push`); `closed` from no one (it has no tokens: its peers pull from it instead).
+ */
+export function authorizePush(a: Authorship, req: FastifyRequest): PushJudgement {
+  switch (a.mode) {
+    case 'open':
+      return { judge: 'as-sent' };
+    case 'signed':
+      authorizeRead(a, req);
+      return { judge: 'signed' };
+    case 'closed':
+      if (req.headers.authorization !== undefined) callerOf(req, undefined); // a token here is never valid: 401 names it
+      throw new TikError('auth/unauthenticated', 'this replica takes no sync pushes: it has no tokens to authenticate a pusher', {
+        where: 'Authorization',
+        hint: 'its peers pull from it instead (list this replica as their --peer); the operator enables pushes with tik serve --tokens FILE (a peer token with "sync": true) or --admit signed',
+      });
+    case 'tokens': {
+      const c = callerOf(req, a.tokens);
+      if (c.kind === 'anonymous') throw unauthenticated();
+      if (c.grant.sync) return { judge: 'as-sent' };
+      if (c.grant.actors.length === 0) throw new TikError('auth/forbidden', `principal ${c.grant.principal} may not push to this replica`, { where: 'Authorization', hint: 'a peer replica needs a token with "sync": true; a person, a token listing the actors they write as' });
+      return { judge: 'actors', grant: c.grant };
+    }
+  }
+}
+
+/** Peer-only calls (the shard-local lenses a gathering replica asks for): under a tokens table a token with `sync`; otherwise open. */
+export function authorizePeer(a: Authorship, req: FastifyRequest): void {
   const table = tableOf(a);
   if (table === undefined) return;
   const c = callerOf(req, table);
   if (c.kind === 'anonymous') throw unauthenticated();
-  if (!c.grant.sync) throw new TikError('auth/forbidden', `principal ${c.grant.principal} may not sync with this replica`, { where: 'Authorization', hint: 'a peer replica needs a token with "sync": true' });
+  if (!c.grant.sync) throw new TikError('auth/forbidden', `principal ${c.grant.principal} may not call this replica's peer routes`, { where: 'Authorization', hint: 'a peer replica needs a token with "sync": true' });
 }
 
 /**

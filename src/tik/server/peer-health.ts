@@ -15,6 +15,12 @@ export interface PeerHealth {
   readonly retryAt?: string;
   /** After the last good sync: whether the peer derives with the same roles register (its `/health` digest). */
   readonly roles?: { readonly verdict: 'same' | 'differs' | 'unknown'; readonly peer: string | null };
+  /**
+   * The peer refused this replica's last push attempt (its authorship policy: 401 our credential,
+   * 403 what we pushed); the sync itself went on pulling. After a 401 the replica syncs pull-only
+   * until `retryAt`. Cleared by a push the peer accepts.
+   */
+  readonly pushRefused?: { readonly code: string; readonly status: 401 | 403; readonly message: string; readonly at: string; readonly retryAt?: string };
   /** After the last good sync, under `--admit signed`: pulled events refused (the first `REFUSED_SHOWN`), not stored. */
   readonly refused?: readonly { readonly ticket: string; readonly id: string; readonly code: string; readonly message: string }[];
 }
@@ -28,6 +34,9 @@ const MISBEHAVED = /^sync\/(peer-limit|bad-message|bad-bundle|refused|truncated|
 /** The longest backoff and quarantine. */
 const MAX_BACKOFF_MS = 5 * 60_000;
 const MAX_QUARANTINE_MS = 60 * 60_000;
+
+/** How long a peer that refused our credential (401) is synced pull-only: 30 intervals, 1 min to 1 h. */
+export const pushRetryMs = (intervalMs: number): number => Math.min(MAX_QUARANTINE_MS, Math.max(60_000, 30 * intervalMs));
 
 /** The next health of a peer after a sync ended with `code` (or succeeded, `code` undefined). */
 export function nextPeerHealth(prev: PeerHealth, nowMs: number, intervalMs: number, error?: { code: string; message: string }): PeerHealth {
@@ -44,6 +53,7 @@ export function nextPeerHealth(prev: PeerHealth, nowMs: number, intervalMs: numb
     lastError: error,
     ...(prev.lastSyncAt !== undefined ? { lastSyncAt: prev.lastSyncAt } : {}),
     ...(prev.roles ? { roles: prev.roles } : {}),
+    ...(prev.pushRefused ? { pushRefused: prev.pushRefused } : {}),
     retryAt: new Date(nowMs + wait).toISOString(),
   };
 }

@@ -1,14 +1,13 @@
 import { isCodedError } from '../../core/errors.js';
-import { Keyword } from '../edn/value.js';
 import { TikError } from '../errors.js';
 import { parseEvent, type TikEvent } from '../kernel/index.js';
 import type { EventStore } from '../store/store.js';
-import { sha256Id } from '../store/store-names.js';
 import type { Bundle, BundleEvent } from '../sync/bundle.js';
 import type { ReceiveFilter } from '../sync/receive-bundle.js';
 import type { AllowedSigner } from '../../core/sshsig.js';
 import { EVENT_NAMESPACE } from '../verify/index.js';
 import { checkSignature } from '../verify/check-signature.js';
+import { keepEvents, sidecarEvent } from './keep-events.js';
 
 /** An event a `signed` replica refused, and why. */
 export interface RefusedEvent {
@@ -17,8 +16,6 @@ export interface RefusedEvent {
   readonly code: 'auth/unsigned' | 'auth/bad-signature';
   readonly message: string;
 }
-
-const NAMES = [Keyword.of('artifact/hash'), Keyword.of('ticket/process-hash'), Keyword.of('process/hash')];
 
 /**
  * Why `e` may not enter a `signed` replica, or undefined when it may: it must carry (in the
@@ -58,7 +55,7 @@ export async function admitSigned(store: EventStore, bundle: Bundle, options: { 
   const actors = await store.readActors();
   const sigs = new Map<string, Uint8Array[]>();
   for (const s of bundle.sidecars) {
-    const id = s.name.slice(0, Math.max(0, s.name.indexOf('.')));
+    const id = sidecarEvent(s.name);
     if (!s.name.startsWith(`${id}.sig.`)) continue;
     const list = sigs.get(id) ?? [];
     list.push(s.bytes);
@@ -100,21 +97,7 @@ export async function admitSigned(store: EventStore, bundle: Bundle, options: { 
     });
   }
   if (refused.length === 0) return { bundle, refused };
-  const out = new Set(refused.map((r) => r.id));
-  const named = new Set<string>();
-  for (const ev of keptParsed) for (const k of NAMES) {
-    const v = ev.body.get(k);
-    if (typeof v === 'string') named.add(v);
-  }
-  return {
-    bundle: {
-      processes: bundle.processes.filter((t) => named.has(sha256Id(Buffer.from(t, 'utf8')))),
-      blobs: bundle.blobs.filter((b) => named.has(sha256Id(b.bytes))),
-      events: kept,
-      sidecars: bundle.sidecars.filter((s) => !out.has(s.name.slice(0, Math.max(0, s.name.indexOf('.'))))),
-    },
-    refused,
-  };
+  return { bundle: keepEvents(bundle, kept, keptParsed, new Set(refused.map((r) => r.id))), refused };
 }
 
 /** The `signed` policy as a receive filter over `store` (`receiveBundle`'s `filter`). */

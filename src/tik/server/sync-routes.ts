@@ -8,18 +8,23 @@ import { BUNDLE_MAGIC, BUNDLE_VERSION, decodeBundle } from '../sync/bundle.js';
 import { SYNC_PATHS } from '../sync/http-transport.js';
 import { SYNC_LIMITS } from '../sync/limits.js';
 import { SyncResponder } from '../sync/responder.js';
+import type { ReceiveFilter } from '../sync/receive-bundle.js';
 import type { ReconcileOptions } from '../sync/reconciler.js';
 import { readBody } from './read-body.js';
 import { RequestBudget } from './request-budget.js';
 import { SERVER_LIMITS, type ServerLimits } from './server-limits.js';
 import { TransferGate } from './transfer-gate.js';
 import { outcomeOf } from '../app/error-table.js';
-import { signedFilter } from './signed-admission.js';
 
-/** Who may sync: `authorize` throws a coded error to refuse; `admitSigned` judges pushed events by their signatures. */
+/**
+ * Who may sync (docs/tik-sync.md#security). `authorizeRead` guards reconcile and fetch;
+ * `authorizePush` guards push and returns the filter that judges the pushed events (undefined:
+ * admitted as sent, after the bundle check). Each throws a coded error to refuse, before the
+ * body is read. Without a guard every call is open (tests of the transfer limits).
+ */
 export interface SyncGuard {
-  readonly authorize?: (req: FastifyRequest) => void;
-  readonly admitSigned?: boolean;
+  readonly authorizeRead?: (req: FastifyRequest) => void;
+  readonly authorizePush?: (req: FastifyRequest) => ReceiveFilter | undefined;
 }
 
 /** The largest sync request body a replica accepts (a push bundle). */
@@ -41,14 +46,11 @@ export function syncRoutes(store: EventStore, options: ReconcileOptions & { read
   const responder = new SyncResponder(store, { frameSizeLimit: 1 << 20, ...options, limits: { bundleBytes: limits.bundleBytes } });
   const gate = new TransferGate(limits.transfers, limits.transferQueue);
   const budget = new RequestBudget(limits.reconcilePerMinute, 60_000);
-  // A push whose every new event is refused is answered 403; anti-entropy's pulls only report.
-  const filter = guard.admitSigned ? signedFilter(store, 'error') : undefined;
   return async function plugin(app: FastifyInstance): Promise<void> {
     // The body stays a stream: each route reads it under its own limit.
     app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
-    const handle = async (res: FastifyReply, f: () => Promise<Uint8Array | object>, req?: FastifyRequest): Promise<unknown> => {
+    const handle = async (res: FastifyReply, f: () => Promise<Uint8Array | object>): Promise<unknown> => {
       try {
-        if (req && guard.authorize) guard.authorize(req);
         const out = await f();
         if (out instanceof Uint8Array) return await res.type('application/octet-stream').send(Buffer.from(out.buffer, out.byteOffset, out.length));
         return await res.send(out);
@@ -87,24 +89,29 @@ export function syncRoutes(store: EventStore, options: ReconcileOptions & { read
     };
     app.post(SYNC_PATHS.reconcile, (req, res) =>
       handle(res, async () => {
+        guard.authorizeRead?.(req);
         if (!budget.take(req.ip)) throw new TikError('sync/rate-limited', `${req.ip} drove more than ${limits.reconcilePerMinute} reconciliation rounds in a minute`, { where: 'reconcile', hint: 'an honest sync needs few rounds; retry later' });
         return responder.reconcile(await body(req, SYNC_LIMITS.reconcileBytes, 'a reconciliation message'));
-      }, req),
+      }),
     );
-    app.post(SYNC_PATHS.fetch, (req, res) => handle(res, () => gated(async () => responder.fetch(await body(req, 10 + 32 * SYNC_LIMITS.fetchIds, 'a fetch request'))), req));
+    app.post(SYNC_PATHS.fetch, (req, res) =>
+      handle(res, () => {
+        guard.authorizeRead?.(req);
+        return gated(async () => responder.fetch(await body(req, 10 + 32 * SYNC_LIMITS.fetchIds, 'a fetch request')));
+      }),
+    );
     app.post(SYNC_PATHS.push, (req, res) =>
-      handle(
-        res,
-        () =>
-          // The gate is taken before the body is read: a waiting push is held by TCP backpressure, not in memory.
-          gated(async () => {
-            const bytes = await body(req, limits.bundleBytes, 'a push bundle', isBundle, true);
-            if (store instanceof ShardStore) store.admitBundle(decodeBundle(bytes));
-            // Under `signed`, each event is judged by its signature; the summary names what was refused.
-            return responder.push(bytes, filter);
-          }),
-        req,
-      ),
+      handle(res, () => {
+        // A push is a write: who sent it decides how its events are judged (or refuses it unread).
+        const filter = guard.authorizePush?.(req);
+        // The gate is taken before the body is read: a waiting push is held by TCP backpressure, not in memory.
+        return gated(async () => {
+          const bytes = await body(req, limits.bundleBytes, 'a push bundle', isBundle, true);
+          if (store instanceof ShardStore) store.admitBundle(decodeBundle(bytes));
+          // Under `signed` or a person's token, each event is judged; the summary names what was refused.
+          return responder.push(bytes, filter);
+        });
+      }),
     );
   };
 }

@@ -16,7 +16,8 @@ import { httpTransport } from '../sync/http-transport.js';
 import { effectiveRegister } from '../roles/effective-register.js';
 import { AntiEntropy } from './anti-entropy.js';
 import { apiRoutes } from './api-routes.js';
-import { authorizeSync, type Authorship } from './authorship.js';
+import { actorFilter } from './actor-admission.js';
+import { authorizePeer, authorizePush, authorizeSyncRead, type Authorship } from './authorship.js';
 import { boardPage, serviceBoardRows } from './board-page.js';
 import { errorReply } from './error-reply.js';
 import { hostGuard } from './host-guard.js';
@@ -137,9 +138,23 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   app.setNotFoundHandler((req, res) => res.code(404).send({ error: { code: 'server/not-found', message: `no route ${req.method} ${req.url.split('?')[0]!.slice(0, 200)}`, hint: 'see docs/tik-sync.md for the routes' } }));
   if (options.allowedHosts !== undefined) app.addHook('onRequest', hostGuard(options.allowedHosts));
   app.addHook('onRequest', shardGuard(shard));
-  await app.register(syncRoutes(store, { limits }, { authorize: (req) => authorizeSync(authorship, req), ...(authorship.mode === 'signed' ? { admitSigned: true } : {}) }));
+  // A push whose every new event is refused is answered 403; anti-entropy's pulls only report.
+  const signedPush = authorship.mode === 'signed' ? signedFilter(store, 'error') : undefined;
+  await app.register(
+    syncRoutes(
+      store,
+      { limits },
+      {
+        authorizeRead: (req) => authorizeSyncRead(authorship, req),
+        authorizePush: (req) => {
+          const j = authorizePush(authorship, req);
+          return j.judge === 'signed' ? signedPush : j.judge === 'actors' ? actorFilter(store, j.grant) : undefined;
+        },
+      },
+    ),
+  );
   await app.register(apiRoutes({ service, authorship, hidden, gateway }));
-  if (gateway) await app.register(shardLocalRoutes(gateway, (req) => authorizeSync(authorship, req)));
+  if (gateway) await app.register(shardLocalRoutes(gateway, (req) => authorizePeer(authorship, req)));
   await app.register(boardPage(gateway ? () => gateway.lsAllRows() : serviceBoardRows(service), authorship, hidden));
   app.get('/health', async () => {
     const r = await effectiveRegister(store);

@@ -1,3 +1,4 @@
+import type { ErrorDetails } from '../../core/errors.js';
 import { TikError } from '../errors.js';
 import { SYNC_LIMITS } from './limits.js';
 import { readCapped } from './read-capped.js';
@@ -17,6 +18,22 @@ export interface HttpTransportOptions {
   /** Largest reconciliation answer and bundle accepted. Defaults from `SYNC_LIMITS`. */
   readonly maxReconcileBytes?: number;
   readonly maxBundleBytes?: number;
+}
+
+/**
+ * `sync/push-refused`: the peer answered a push 401 (it does not accept this replica's
+ * credentials) or 403 (its policy refused what was pushed). `peerCode` is the peer's own code
+ * (`auth/unauthenticated`, `auth/forbidden`, `auth/unsigned`, …).
+ */
+export class PushRefusedError extends TikError {
+  constructor(
+    readonly status: 401 | 403,
+    readonly peerCode: string,
+    message: string,
+    details: ErrorDetails,
+  ) {
+    super('sync/push-refused', message, details);
+  }
 }
 
 /** The largest push summary (a small JSON object) read from a peer. */
@@ -54,11 +71,19 @@ export function httpTransport(baseUrl: string, options: HttpTransportOptions = {
       const res = await fetch(url, { method: 'POST', headers: { ...options.headers, 'content-type': 'application/octet-stream' }, body, signal });
       if (!res.ok) {
         let detail = `${res.status} ${res.statusText}`;
+        let peerCode: string | undefined;
+        let peerHint: string | undefined;
         try {
-          const j = JSON.parse(Buffer.from(await readCapped(res, SUMMARY_BYTES, url.href, 'an error answer')).toString('utf8')) as { error?: { code?: string; message?: string } };
+          const j = JSON.parse(Buffer.from(await readCapped(res, SUMMARY_BYTES, url.href, 'an error answer')).toString('utf8')) as { error?: { code?: string; message?: string; hint?: string } };
           if (j.error?.message) detail = `${j.error.code ?? res.status}: ${j.error.message}`;
+          if (typeof j.error?.code === 'string') peerCode = j.error.code;
+          if (typeof j.error?.hint === 'string') peerHint = j.error.hint;
         } catch {
           // not JSON, or too long; keep the status line
+        }
+        // A push the peer's authorship policy refused is not a failing peer: the caller may go on pulling.
+        if (path === SYNC_PATHS.push && (res.status === 401 || res.status === 403)) {
+          throw new PushRefusedError(res.status, peerCode ?? `http/${res.status}`, `${url.href} refused the push (${detail})`, { where: url.href, hint: peerHint ?? 'see the peer’s log' });
         }
         throw new TikError('sync/peer-refused', `${url.href} refused the request (${detail})`, { where: url.href, hint: 'see the peer’s log' });
       }

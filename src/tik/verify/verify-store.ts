@@ -2,6 +2,10 @@
  * `tik verify`: the ladder L0 → L1 → L2 (and L3, head witnesses) per ticket, and the store-wide
  * checks (tik-model.md §8.4). Reads only; never writes, never throws for bad data (only for a
  * malformed ticket argument or an I/O failure). `now` is injected: the kernel reads no clock.
+ * It reads the store through its own ladder, not the application's ticket loader (app/): an
+ * audit reports every problem of every level under its own code (`L0/…`, `L2/…`) and goes on past
+ * each, where the loader's strict policy stops at the first and its lenient one skips the ticket;
+ * the conformance corpus pins these reports byte for byte.
  */
 import { CodedError } from '../../core/errors.js';
 import { fpr16, parseSshSignature, type AllowedSigner } from '../../core/sshsig.js';

@@ -80,6 +80,17 @@ describe('tik serve --tokens (real processes)', () => {
     expect(ok.status).toBe(200);
     const log = JSON.parse((await tik(dir, ['log', ok.body.ticket!, '--json'])).stdout) as { actor: string }[];
     expect(log.map((e) => e.actor)).toEqual(['alice']);
+
+    // `tik --remote` with a person's token: it pulls (a sync read needs any token) and pushes
+    // what it minted, admitted because every pushed event names one of the token's actors.
+    const nowhere = tempDir('tik-remote-cwd-');
+    dirs.push(nowhere);
+    const asBobRemote = await tik(nowhere, ['--remote', s.url, '--actor', 'bob', 'comment', ok.body.ticket!, 'hi'], { TIK_TOKEN: 'alice-secret' });
+    expect([asBobRemote.code, asBobRemote.stderr]).toEqual([1, expect.stringMatching(/auth\/forbidden/)]);
+    const asAliceRemote = await tik(nowhere, ['--remote', s.url, '--actor', 'alice', 'comment', ok.body.ticket!, 'hi'], { TIK_TOKEN: 'alice-secret' });
+    expect(asAliceRemote.code, asAliceRemote.stderr).toBe(0);
+    const after = JSON.parse((await tik(dir, ['log', ok.body.ticket!, '--json'])).stdout) as { actor: string }[];
+    expect(after.map((e) => e.actor)).toEqual(['alice', 'alice']);
   }, 120_000);
 });
 
@@ -114,11 +125,14 @@ describe('tik serve --admit signed (real processes)', () => {
     const farStore = await openFileStore(far);
     expect(await farStore.ticketIds()).toEqual([]);
 
-    // The middle replica M checks nothing (default policy: sync open) and pushes to C by anti-entropy.
+    // The middle replica M checks no signature (it takes pushes from any token allowed to sync)
+    // and pushes to C by anti-entropy; C, signed-only, takes an anonymous push and judges each event.
     const middle = await supportStore();
     dirs.push(middle);
-    const m = await serve(middle, ['--peer', c.url, '--interval', '0.2']);
-    const pushed = await tik(home, ['sync', m.url, '--push']);
+    const middleTokens = join(middle, 'tokens.json');
+    writeFileSync(middleTokens, JSON.stringify({ tokens: [{ sha256: tokenHash('relay-secret'), principal: 'home', actors: [], sync: true }] }));
+    const m = await serve(middle, ['--tokens', middleTokens, '--peer', c.url, '--interval', '0.2']);
+    const pushed = await tik(home, ['sync', m.url, '--push'], { TIK_TOKEN: 'relay-secret' });
     expect(pushed.code, pushed.stderr).toBe(0);
     // M holds the signed ticket and passes it on; C admits it by its signature, with the signature.
     // (sidecars are stored after their events: wait for both)
@@ -174,5 +188,58 @@ describe('tik serve --admit signed (real processes)', () => {
     const tickets = (await (await fetch(`${s.url}/api/ls`)).json()) as unknown;
     expect(JSON.stringify(tickets)).toContain(signed);
     expect(JSON.stringify(tickets)).not.toContain(unsigned);
+  }, 180_000);
+});
+
+describe('sync push is authenticated (real processes)', () => {
+  it('the default policy refuses an anonymous push naming any actor (401); a peer token pushes to a --tokens replica; anti-entropy with a refusing peer still pulls', async () => {
+    const peerTokens = join(tempDir('tik-tokens-'), 'tokens.json');
+    dirs.push(join(peerTokens, '..'));
+    writeFileSync(peerTokens, JSON.stringify({ tokens: [{ sha256: tokenHash('peer-secret'), principal: 'replica-2', actors: [], sync: true }] }));
+
+    // R1: the default policy; R3: --tokens with a peer token; each holds a ticket of its own.
+    const [d1, d2, d3] = [await supportStore(), await supportStore(), await supportStore()];
+    dirs.push(d1, d2, d3);
+    const made = async (dir: string, actor: string): Promise<string> => (await tik(dir, ['--actor', actor, 'new', 'support-request', '--title', `at ${actor}`])).stdout.trim();
+    const [t1, t2, t3] = [await made(d1, 'one'), await made(d2, 'x'), await made(d3, 'three')];
+    const r1 = await serve(d1, []);
+    const r3 = await serve(d3, ['--tokens', peerTokens]);
+
+    // An unsigned event naming actor x, pushed by anyone: refused by both, stored by neither.
+    const bundle = await bundleOf(d2, t2, true);
+    expect(await pushBundle(r1.url, bundle)).toEqual({ status: 401, code: 'auth/unauthenticated' });
+    expect(await pushBundle(r3.url, bundle)).toEqual({ status: 401, code: 'auth/unauthenticated' });
+    const s1 = await openFileStore(d1);
+    const s3 = await openFileStore(d3);
+    expect(await s1.ticketIds()).toEqual([t1]);
+    // `tik sync` both ways with R1: the pull stands, the refused push is reported (exit 0); --push alone fails.
+    const probe = await supportStore();
+    dirs.push(probe);
+    const tp = await made(probe, 'x');
+    const both = await tik(probe, ['sync', r1.url, '--json']);
+    expect(both.code, both.stderr).toBe(0);
+    expect(JSON.parse(both.stdout)).toMatchObject({ ok: true, pulled: 1, pushed: 0, pushRefused: { code: 'auth/unauthenticated', status: 401 } });
+    expect(both.stderr).toMatch(/refused the push/);
+    const onlyPush = await tik(probe, ['sync', r1.url, '--push']);
+    expect([onlyPush.code, onlyPush.stderr]).toEqual([1, expect.stringMatching(/sync\/push-refused/)]);
+    expect((await s1.ticketIds()).includes(tp)).toBe(false);
+
+    // R2 syncs with both by anti-entropy, presenting TIK_PEER_TOKEN: R3 takes its push, R1 refuses it.
+    const r2 = await serve(d2, ['--peer', r1.url, '--peer', r3.url, '--interval', '0.2'], { TIK_PEER_TOKEN: 'peer-secret' });
+    const s2 = await openFileStore(d2);
+    await until('R2 pulled from both', async () => ((await s2.ticketIds()).includes(t1) && (await s2.ticketIds()).includes(t3) ? true : undefined));
+    await until('R3 holds R2’s ticket', async () => ((await s3.ticketIds()).includes(t2) ? true : undefined));
+    type Health = { peerStatus: { url: string; state: string; pushRefused?: { code: string; status: number; retryAt?: string } }[] };
+    const h = await until('R1’s refusal on R2 /health', async () => {
+      const body = (await (await fetch(`${r2.url}/health`)).json()) as Health;
+      return body.peerStatus.find((p) => p.url === r1.url)?.pushRefused && body.peerStatus.find((p) => p.url === r3.url)?.state === 'ok' ? body : undefined;
+    });
+    const p1 = h.peerStatus.find((p) => p.url === r1.url)!;
+    expect(p1).toMatchObject({ state: 'ok', pushRefused: { code: 'auth/unauthenticated', status: 401, retryAt: expect.any(String) } });
+    expect(h.peerStatus.find((p) => p.url === r3.url)).toMatchObject({ state: 'ok' });
+    expect(h.peerStatus.find((p) => p.url === r3.url)!.pushRefused).toBeUndefined();
+    expect((await s1.ticketIds()).includes(t2)).toBe(false);
+    expect(r2.output()).toMatch(/peer refused our push/);
+    expect(r2.output()).not.toMatch(/quarantined/);
   }, 180_000);
 });

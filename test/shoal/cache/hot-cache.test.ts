@@ -123,12 +123,12 @@ describe('HotCache', () => {
     const loader = source.loader(engine);
     const flaky = new HotCache({
       backend: new MemoryHotBackend(() => 1_000),
-      loader: { ...loader, load: async (c, limit) => {
+      loader: { ...loader, load: async (c, limit, signal) => {
         if (failNext) {
           failNext = false;
           throw new Error('backend reconnecting');
         }
-        return loader.load(c, limit, new AbortController().signal);
+        return loader.load(c, limit, signal);
       } },
       bounds: { ...DEFAULT_STATEFUL.hot_tables, refresh_interval: 3600 },
       clock: () => 1_000 + elapsed,

@@ -19,7 +19,7 @@ afterAll(async () => {
 async function replica(limits: Partial<ServerLimits>): Promise<string> {
   const dir = await supportStore();
   dirs.push(dir);
-  const server = await buildTikServer({ root: dir, store: await openFileStore(dir), env: { TIK_NOW: T0, HOME: dir }, limits });
+  const server = await buildTikServer({ root: dir, store: await openFileStore(dir), env: { TIK_NOW: T0, HOME: dir }, limits, authorship: { mode: 'open' } }); // pushes are open here: the limits are under test
   servers.push(server);
   return server.app.listen({ port: 0, host: '127.0.0.1' });
 }

@@ -56,7 +56,7 @@ describe('ShardStore (sync restricted to a shard)', () => {
     const ids = [...index.ticketOf].filter(([, t]) => t === foreign[0]).map(([id]) => id);
     const bundle = encodeBundle(await collectBundle(rawA, index, ids));
     const before = snapshot(b);
-    const server = await buildTikServer({ root: b, store: await openFileStore(b), env: { TIK_NOW: T0, HOME: b }, shard: { index: 0, count: 2 } });
+    const server = await buildTikServer({ root: b, store: await openFileStore(b), env: { TIK_NOW: T0, HOME: b }, shard: { index: 0, count: 2 }, authorship: { mode: 'open' } });
     const res = await server.app.inject({ method: 'POST', url: '/sync/v1/push', headers: { 'content-type': 'application/octet-stream', 'x-tik-shard': '0/2' }, payload: Buffer.from(bundle) });
     await server.close();
     expect(res.statusCode).toBe(400);

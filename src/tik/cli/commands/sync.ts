@@ -8,6 +8,7 @@ import { isCodedError } from '../../../core/errors.js';
 import { effectiveRegister } from '../../roles/effective-register.js';
 import { compareRoles, peerRolesDigest, rolesDifferLine } from '../../roles/peer-roles.js';
 import { httpTransport, syncWith, type SyncReport } from '../../sync/index.js';
+import { toleratePushRefusal } from '../../sync/push-refusal.js';
 import { tokenHeaders } from '../remote-store.js';
 import type { CliContext } from '../context.js';
 import { openStore } from '../store-access.js';
@@ -34,7 +35,10 @@ export function registerSync(program: Command, ctx: CliContext): void {
       if (!(Number.isInteger(rounds) && rounds >= 1 && rounds <= 1_000_000)) throw new TikError('cli/usage', `--max-rounds must be an integer between 1 and 1000000, got ${JSON.stringify(opts.maxRounds)}`, { where: '--max-rounds', hint: 'e.g. --max-rounds 2048' });
       // A sharded replica reconciles only its shard: sync exactly that part of this store, saying which.
       const shard = await peerShard(url);
-      const transport = httpTransport(url, { timeoutMs: Math.round(timeout * 1000), headers: { ...tokenHeaders(ctx), ...(shard ? { [SHARD_HEADER]: shardText(shard) } : {}) } });
+      const http = httpTransport(url, { timeoutMs: Math.round(timeout * 1000), headers: { ...tokenHeaders(ctx), ...(shard ? { [SHARD_HEADER]: shardText(shard) } : {}) } });
+      // Both ways: a push the replica's policy refuses does not undo the pull; it is reported. `--push` alone fails.
+      const tolerant = opts.push ? undefined : toleratePushRefusal(http);
+      const transport = tolerant?.transport ?? http;
       const local = await openStore(ctx);
       const store: EventStore = shard ? new ShardStore(local, shard) : local;
       if (shard) ctx.warn(`${url} holds shard ${shardText(shard)}: syncing only this store's tickets of that shard`);
@@ -53,9 +57,11 @@ export function registerSync(program: Command, ctx: CliContext): void {
       // The same events derive the same stages only under the same roles register: compare.
       const roles = compareRoles(url, await effectiveRegister(store), await peerRolesDigest(url, { headers: { ...tokenHeaders(ctx), ...(shard ? { [SHARD_HEADER]: shardText(shard) } : {}) } }));
       const differ = rolesDifferLine(roles);
-      if (opts.json) ctx.json({ ok: true, ...report, roles: { local: roles.local, peer: roles.peer ?? null, verdict: roles.verdict } });
+      const refusal = tolerant?.refusal();
+      if (refusal) ctx.warn(`${refusal.message}${refusal.stopped ? ': pulled only' : ''}${refusal.status === 401 ? ' — set TIK_TOKEN to a token that replica accepts for pushes' : ''}`);
+      if (opts.json) ctx.json({ ok: true, ...report, ...(refusal ? { pushRefused: { code: refusal.code, status: refusal.status, message: refusal.message, refused: refusal.refused } } : {}), roles: { local: roles.local, peer: roles.peer ?? null, verdict: roles.verdict } });
       else {
-        ctx.out(`synced with ${url}: pulled ${report.pulled}, pushed ${report.pushed} (${report.rounds} round trip(s), ${report.reconcileBytesSent + report.reconcileBytesReceived} reconciliation bytes)${report.truncated ? ' — more to do: run tik sync again' : ''}`);
+        ctx.out(`synced with ${url}: pulled ${report.pulled}, pushed ${report.pushed}${refusal ? ` (push refused: ${refusal.code})` : ''} (${report.rounds} round trip(s), ${report.reconcileBytesSent + report.reconcileBytesReceived} reconciliation bytes)${report.truncated ? ' — more to do: run tik sync again' : ''}`);
         if (differ) ctx.out(differ);
       }
     });

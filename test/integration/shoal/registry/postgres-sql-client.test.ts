@@ -64,8 +64,8 @@ describe.skipIf(postgres.skip)('SqlClient over PostgreSQL', () => {
     try {
       await expect(
         client.transaction(async (tx) => {
-          const [{ pid }] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-          await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+          const [row] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          await admin.query('SELECT pg_terminate_backend($1)', [row!.pid]);
           // the drop is noticed while the transaction is idle between statements
           await new Promise((r) => setTimeout(r, 200));
           await tx.query('SELECT 1');
