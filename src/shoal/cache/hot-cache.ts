@@ -251,6 +251,34 @@ export class HotCache {
   }
 
   /**
+   * A lease on every copy servable now (as `binding` decides), with no other side effect: what a
+   * query planned off the event loop may bind (the planner thread cannot call back into the
+   * cache). Release the ones the plan did not bind; the instance calls `touch` afterwards for each
+   * table the query read, which schedules loads and revalidations.
+   */
+  freshBindings(): ReadonlyMap<string, HotBinding> {
+    const out = new Map<string, HotBinding>();
+    if (!this.options.backend.healthy()) return out;
+    const now = this.clock();
+    for (const [key, slot] of this.slots) {
+      if (this.servable(slot, now)) out.set(key, this.lease(slot, slot.entry!, now));
+    }
+    return out;
+  }
+
+  /** Whether the slot's copy may be served at `now`: fresh, and validated within the bound when the table has a signal. */
+  private servable(slot: Slot, now: number): boolean {
+    const entry = slot.entry;
+    if (entry === undefined || now - entry.loadedAt >= this.intervalMs) return false;
+    return slot.candidate.signal.kind === 'none' || now - entry.validatedAt < this.revalidateMs;
+  }
+
+  /** `binding`'s side effects without a lease: a table a query read (schedules its load or revalidation). */
+  touch(key: string): void {
+    this.binding(key)?.release();
+  }
+
+  /**
    * The binding for one table read by a query on the engine route, or undefined to read it live:
    * only a fresh entry, validated within `revalidate_interval` when the table has a signal, on a
    * healthy backend is served. An automatic candidate read for the first time is scheduled for

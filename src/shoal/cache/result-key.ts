@@ -42,6 +42,11 @@ export interface ResultKeyInput {
   readonly tables: readonly string[];
   /** The MV snapshots the query was bound to (the `x-shoal-mv` note), if any. */
   readonly mv?: string;
+  /**
+   * `requestSqlVerdict(userSql)`, when the planner thread computed it already: analysing the
+   * user's text parses it again, which at the SQL limits costs as much as planning it.
+   */
+  readonly userSqlVerdict?: TextVerdict;
 }
 
 export interface ResultKeyContext {
@@ -58,7 +63,7 @@ export type Cacheability =
   | { readonly cacheable: false; readonly reason: string };
 
 /** What one SQL text reads that the key must capture: the session variables, or why it cannot be cached. */
-type TextVerdict = { readonly ok: true; readonly vars: readonly string[] } | { readonly ok: false; readonly reason: string };
+export type TextVerdict = { readonly ok: true; readonly vars: readonly string[] } | { readonly ok: false; readonly reason: string };
 
 const UNCACHEABLE_ISSUES = new Set(['VOLATILE', 'EXTERNAL_CALL', 'SAMPLE', 'ARBITRARY']);
 const verdicts = new Map<string, TextVerdict>();
@@ -99,6 +104,11 @@ function analyseUncached(text: string, allowSessionVars: boolean): TextVerdict {
   return { ok: true, vars: [...vars].sort() };
 }
 
+/** What a request's own SQL text reads that a result key must capture (memoized per text). */
+export function requestSqlVerdict(sql: string): TextVerdict {
+  return analyse(sql, true);
+}
+
 /**
  * The value a session variable read resolves to, by the governance pass's own rule (it is run on
  * `current_setting('<key>', true)`): a string, or null when unset. Undefined when it cannot be
@@ -131,8 +141,8 @@ export function resultCacheability(input: ResultKeyInput, ctx: ResultKeyContext)
     // a view body runs inside the engine: nothing it reads is substituted by the gateway
     if (t?.view_sql) texts.push({ text: t.view_sql, sessionVars: false });
   }
-  for (const { text, sessionVars } of texts) {
-    const v = analyse(text, sessionVars);
+  for (const [i, { text, sessionVars }] of texts.entries()) {
+    const v = i === 0 && input.userSqlVerdict ? input.userSqlVerdict : analyse(text, sessionVars);
     if (!v.ok) return { cacheable: false, reason: v.reason };
     if (!sessionVars && v.vars.length > 0) return { cacheable: false, reason: 'a view reads a session variable' };
     for (const k of v.vars) reads.add(k);

@@ -9,6 +9,7 @@ import { packageVersion } from '../../core/version.js';
 import { registerConfigCheck } from './commands/config-check.js';
 import { registerCredentials } from './commands/credentials.js';
 import { registerDemo } from './commands/demo.js';
+import { registerIntrospect } from './commands/introspect.js';
 import { registerMvCheck } from './commands/mv-check.js';
 import { registerQuery } from './commands/query.js';
 import { registerServe } from './commands/serve.js';
@@ -25,6 +26,7 @@ export function buildShoalProgram(): Command {
   registerServe(program);
   registerQuery(program);
   registerConfigCheck(program);
+  registerIntrospect(program);
   registerMvCheck(program);
   registerCredentials(program);
   return program;

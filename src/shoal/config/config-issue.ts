@@ -8,15 +8,18 @@ export interface ConfigIssue {
   readonly code: string;
   /** Key path, e.g. `tables[2].columns[0].mask_type`; `''` for the whole document. */
   readonly path: string;
+  /** What the path names, for a reader: `sales.orders.amount`, `source pg-main`, `RLS table orders / role analyst`. */
+  readonly subject?: string;
   readonly message: string;
   readonly line?: number;
   readonly column?: number;
   readonly hint?: string;
 }
 
-/** `tables[2].columns[0].mask_type: expected regex|constant|truncate (line 41)` */
+/** `tables[2].columns[0].mask_type: expected regex|constant|truncate (line 41)`; with a subject, `tables[3].columns[2] (sales.orders.amonut): …`. */
 export function formatIssue(issue: ConfigIssue): string {
-  const head = issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`;
+  const where = issue.subject === undefined ? issue.path : `${issue.path} (${issue.subject})`;
+  const head = where === '' ? issue.message : `${where}: ${issue.message}`;
   return issue.line === undefined ? head : `${head} (line ${issue.line})`;
 }
 

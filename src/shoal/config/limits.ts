@@ -21,13 +21,15 @@ export interface LimitsConfig {
   readonly max_sql_depth: number;
   /** Requests one principal may have running at once on one instance; more are answered 429. */
   readonly max_concurrent_queries: number;
+  /** Worker threads that plan long SQL texts off the event loop (src/shoal/instance/planner-pool.ts); 0 plans on it. */
+  readonly planner_threads: number;
   /** DuckDB `memory_limit` (e.g. `2GB`); absent = DuckDB's default (80% of RAM). */
   readonly memory_limit?: string;
   /** DuckDB `max_temp_directory_size`, the spill space a query may use (e.g. `10GB`); absent = DuckDB's default. */
   readonly max_temp_directory_size?: string;
 }
 
-/** The defaults, chosen so that planning a text at the SQL limits stays well under a second (docs/shoal.md, Limits). */
+/** The defaults: a text at the SQL limits plans in about a second or less, in a planner thread (docs/shoal.md, Limits). */
 export const DEFAULT_LIMITS: LimitsConfig = deepFreeze({
   request_timeout: 60,
   max_sql_bytes: 65_536,
@@ -35,6 +37,7 @@ export const DEFAULT_LIMITS: LimitsConfig = deepFreeze({
   max_sql_tokens: 2_000,
   max_sql_depth: 32,
   max_concurrent_queries: 16,
+  planner_threads: 2,
 });
 
 /** A byte size as DuckDB settings take it: a number and a unit (`512MB`, `2GB`, `1.5GiB`). */
@@ -53,6 +56,10 @@ export function requestTimeoutMs(limits: LimitsConfig): number {
 const optional = <T extends z.ZodType>(t: T) => t.nullish().transform((v) => v ?? undefined);
 /** Numbers may arrive as strings after env interpolation. */
 const positiveInt = z.preprocess((v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v), z.number().int().min(1));
+const threadCount = z.preprocess(
+  (v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v),
+  z.number().int().min(0).max(16, { message: 'must be at most 16 (planning threads, not a thread per request)' }),
+);
 const seconds = z.preprocess(
   (v) => (typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v),
   z.number().positive().max(86_400, { message: 'must be at most 86400 seconds (a day)' }),
@@ -67,6 +74,7 @@ export const limitsSchema = z.object({
   max_sql_tokens: optional(positiveInt),
   max_sql_depth: optional(positiveInt),
   max_concurrent_queries: optional(positiveInt),
+  planner_threads: optional(threadCount),
   memory_limit: optional(byteSize),
   max_temp_directory_size: optional(byteSize),
 });

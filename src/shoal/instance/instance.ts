@@ -30,7 +30,7 @@ import type { CatalogModel, ShoalConfig, SourceConfig, TableConfig } from '../co
 import { limitsOf, requestTimeoutMs } from '../config/limits.js';
 import { catalogEntries, sourceTypeOf } from '../engine/catalog-entry.js';
 import { DuckDbEngine } from '../engine/duckdb/duckdb-engine.js';
-import type { Engine } from '../engine/engine.js';
+import type { Engine, RowBatch } from '../engine/engine.js';
 import { ShoalError } from '../errors.js';
 import { engineNameWithMvs } from '../mv/mv-relation.js';
 import { MvService } from '../mv/mv-service.js';
@@ -45,13 +45,16 @@ import { MetricsRegistry } from '../server/metrics.js';
 import type { HealthReport, QueryRequest, QueryResult, QueryService } from '../server/query-service.js';
 import { quoteIdent } from '../sources/pushdown-sql.js';
 import { SourcePool } from '../sources/source-pool.js';
-import { limitToDomains } from '../sql/domain-scope.js';
 import { directDialectOf } from '../sql/route.js';
 import { normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
-import { disposing, requestDeadline } from './request-deadline.js';
+import { governanceOf } from './plan-job.js';
+import { limitToDomains } from '../sql/domain-scope.js';
+import { PlannerPool, type PlanCatalog } from './planner-pool.js';
+import { abortError, disposing, requestDeadline } from './request-deadline.js';
 import { checkSqlLimits } from '../sql/sql-limits.js';
+import { explainBindFailure } from '../sql/bind-failure.js';
+import { ruleNamer } from '../check/policy-targets.js';
 import type { SourceDialect } from '../sources/source-driver.js';
-import { catalogFromConfig, planQuery, type GovernanceCatalog } from '../sql/index.js';
 
 /** The registry used when the config names none: a SQLite file beside the config. */
 export const EMBEDDED_REGISTRY_URL = 'sqlite:///shoal-registry.db';
@@ -78,6 +81,11 @@ export interface InstanceOptions {
   readonly resultCache?: false | Omit<ResultCacheOptions, 'metrics'>;
   /** Hot tables: `false` turns them off; otherwise test hooks (clock, timer, backend). Where they live is `cache.redis_url`. */
   readonly hot?: false | InstanceHotOptions;
+  /**
+   * Planner threads, instead of `server.limits.planner_threads`: 0 plans on the event loop (the
+   * CLI's one-off query, where nothing else waits for the loop).
+   */
+  readonly plannerThreads?: number;
 }
 
 export interface InstanceHotOptions {
@@ -112,10 +120,8 @@ export interface InstanceMvOptions {
   readonly localBuildDelayMs?: number;
 }
 
-interface CatalogState {
+interface CatalogState extends PlanCatalog {
   readonly epoch: number;
-  readonly model: CatalogModel;
-  readonly governance: GovernanceCatalog;
 }
 
 const DIRECT_DIALECT: Readonly<Record<string, SourceDialect>> = { postgres: 'postgresql', mysql: 'mysql', sqlite: 'sqlite' };
@@ -140,6 +146,9 @@ export class ShoalInstance implements QueryService {
   /** How the HTTP edge authenticates callers (the config's `auth:`, users and tokens of the registry). */
   auth: EdgeAuth | undefined;
   private identities: IdentityStore | undefined;
+  /** Where requests are planned: long texts in worker threads, off the event loop (planner-pool.ts). */
+  private readonly planner: PlannerPool;
+  private generation = 0;
 
   private constructor(
     readonly registry: Registry,
@@ -148,6 +157,7 @@ export class ShoalInstance implements QueryService {
   ) {
     this.pool = new SourcePool(options.env ?? process.env, { statementTimeoutMs: requestTimeoutMs(limitsOf(options.config)) });
     this.metrics = options.metrics ?? new MetricsRegistry();
+    this.planner = new PlannerPool({ threads: options.plannerThreads ?? limitsOf(options.config).planner_threads, metrics: this.metrics });
     const env = options.env ?? process.env;
     let mvStoreDir: string | undefined;
     try {
@@ -203,6 +213,7 @@ export class ShoalInstance implements QueryService {
       instance.hot?.start();
       return instance;
     } catch (e) {
+      await instance?.planner.close().catch(() => undefined);
       await instance?.results?.close().catch(() => undefined);
       await instance?.hot?.close().catch(() => undefined);
       await instance?.mvDb?.close().catch(() => undefined);
@@ -227,7 +238,7 @@ export class ShoalInstance implements QueryService {
       this.options.onError?.(new ShoalError(f.code, `catalog entry ${f.entry}: ${f.message}`));
     }
     await this.mvs?.sync(model);
-    this.state = { epoch: snap.epoch, model, governance: catalogFromConfig(model, { engineName: engineNameWithMvs }) };
+    this.state = { epoch: snap.epoch, generation: ++this.generation, model, governance: governanceOf(model) };
     const reachable = new Set(supported.map((s) => s.id));
     await this.hot?.setCandidates(hotCandidates(model, this.options.config.stateful.hot_tables, (t) => reachable.has(t.source_id)));
   }
@@ -369,7 +380,7 @@ export class ShoalInstance implements QueryService {
       ...(commitDelayMs ? { beforeCommit: () => new Promise<void>((r) => setTimeout(r, commitDelayMs)) } : {}),
       ...(localBuildDelayMs ? { afterLocalBuild: () => new Promise<void>((r) => setTimeout(r, localBuildDelayMs)) } : {}),
       localStore: await SnapshotStore.open(this.mvLocalDir),
-      ...(this.options.onError ? { onNotQuiescent: this.options.onError } : {}),
+      ...(this.options.onError ? { onNotQuiescent: this.options.onError, onSnapshotUnreadable: this.options.onError } : {}),
     });
     if (tickMs > 0) {
       const mvs = this.mvs;
@@ -399,12 +410,12 @@ export class ShoalInstance implements QueryService {
   }
 
   async health(): Promise<HealthReport> {
-    const dependencies: Record<string, 'ok' | 'unavailable'> = {};
+    const dependencies: Record<string, 'ok' | 'unavailable' | 'replaced'> = {};
     try {
       await this.registry.epoch();
       dependencies.registry = 'ok';
-    } catch {
-      dependencies.registry = 'unavailable';
+    } catch (e) {
+      dependencies.registry = isCodedError(e) && e.code === 'REGISTRY_REPLACED' ? 'replaced' : 'unavailable';
     }
     for (const s of this.state?.model.sources ?? []) {
       if (!isEngineReachable(s)) continue;
@@ -421,7 +432,7 @@ export class ShoalInstance implements QueryService {
    */
   async query(req: QueryRequest, signal: AbortSignal): Promise<QueryResult> {
     const limits = limitsOf(this.options.config);
-    checkSqlLimits(req.sql, limits);
+    const measure = checkSqlLimits(req.sql, limits);
     const deadline = requestDeadline(signal, requestTimeoutMs(limits));
     // hot copies the query is bound to: leased until the stream ends (a superseded copy is dropped after)
     const leases: HotBinding[] = [];
@@ -430,7 +441,7 @@ export class ShoalInstance implements QueryService {
       for (const b of leases.splice(0)) b.release();
     };
     try {
-      const result = await this.queryWithin(req, deadline.signal, leases);
+      const result = await this.queryWithin(req, measure.tokens, deadline.signal, leases);
       return { ...result, batches: disposing(result.batches, done) };
     } catch (e) {
       done();
@@ -438,7 +449,7 @@ export class ShoalInstance implements QueryService {
     }
   }
 
-  private async queryWithin(req: QueryRequest, signal: AbortSignal, leases: HotBinding[]): Promise<QueryResult> {
+  private async queryWithin(req: QueryRequest, tokens: number, signal: AbortSignal, leases: HotBinding[], rechecked = false): Promise<QueryResult> {
     const state = this.state;
     if (!state) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
     if (!req.role) {
@@ -453,48 +464,65 @@ export class ShoalInstance implements QueryService {
     // (not for a domain-scoped request: its answer depends on the tables, known only once planned)
     const remembered = req.domains ? undefined : await this.results?.lookupRequest({ epoch: state.epoch, role: req.role, sql: req.sql, vars: req.vars });
     if (remembered) return remembered;
-    // hot tables: bound (engine route only) to their resident copy; the governed subquery wraps it as it wraps the live relation
-    const hot = new Map<string, HotBinding>();
-    const hotRelation = (key: string): readonly string[] | undefined => {
-      const b = this.hot?.binding(key);
-      if (b) {
-        leases.push(b);
-        hot.set(key, b);
-      }
-      return b?.relation;
-    };
+    // hot tables: bound (engine route only) to their resident copy; the governed subquery wraps it as
+    // it wraps the live relation. The planner may run in another thread: it is given leases on the
+    // copies servable now, and the tables it read are reported to the cache afterwards (which
+    // schedules loads and revalidations).
+    const hot = this.hot?.freshBindings();
+    if (hot) leases.push(...hot.values());
     // a domain-scoped identity reads only its domains' tables; any other is unknown to it, as a missing one
-    const governance = req.domains ? limitToDomains(state.governance, req.domains) : state.governance;
-    const planned = planQuery({ sql: req.sql, role: req.role, vars: req.vars }, governance, this.hot ? { hotRelation } : {});
-    // planning is synchronous: a deadline that passed meanwhile is noticed here, before anything runs
-    if (signal.aborted) throw stopped(signal);
+    const { plan: planned, verdict } = await this.planner.plan(
+      {
+        sql: req.sql,
+        role: req.role,
+        vars: req.vars,
+        ...(req.domains ? { domains: req.domains } : {}),
+        ...(hot ? { hot: [...hot].map(([k, b]) => [k, b.relation] as const) } : {}),
+        verdict: this.results !== undefined,
+      },
+      state,
+      tokens,
+      signal,
+    );
+    // planning on the event loop cannot be interrupted: a deadline that passed meanwhile is noticed here, before anything runs
+    if (signal.aborted) throw abortError(signal);
     const inlined = planned.hot ?? [];
-    if (planned.route.kind === 'engine') this.hot?.account(planned.tables, new Set(inlined));
+    // a copy the plan did not bind is not held for the query
+    if (hot) for (const [key, b] of hot) if (!inlined.includes(key)) b.release();
+    if (planned.route.kind === 'engine') {
+      for (const key of planned.tables) this.hot?.touch(key);
+      this.hot?.account(planned.tables, new Set(inlined));
+    }
     // MVs the query reads are bound to their published snapshot, or to live view_sql (x-shoal-mv says which)
     const mvBound = this.mvs ? await this.mvs.bind(planned) : { sql: planned.sql, headers: {} };
     const plan = { ...planned, sql: mvBound.sql };
     const headers: Record<string, string> = { 'x-shoal-route': plan.route.kind === 'direct' ? `direct:${plan.route.sourceId}` : 'engine', ...mvBound.headers };
     if (inlined.length > 0) {
       headers['x-shoal-hot'] = inlined.join(', ');
-      headers['x-shoal-hot-age'] = hotAgeHeader(inlined.map((k) => hot.get(k)!));
+      headers['x-shoal-hot-age'] = hotAgeHeader(inlined.map((k) => hot!.get(k)!));
     }
     const columns = plan.columns.map((c) => ({ name: c.name, type: c.type ?? 'unknown' }));
     // result cache: a HIT answers without running; a MISS runs live and stores the answer once read
     const mv = mvBound.headers['x-shoal-mv'];
     const cached = await this.results?.lookup(
-      { epoch: state.epoch, route: headers['x-shoal-route']!, sql: plan.sql, userSql: req.sql, role: req.role, vars: req.vars, tables: plan.tables, ...(mv ? { mv } : {}) },
+      { epoch: state.epoch, route: headers['x-shoal-route']!, sql: plan.sql, userSql: req.sql, role: req.role, vars: req.vars, tables: plan.tables, ...(mv ? { mv } : {}), ...(verdict ? { userSqlVerdict: verdict } : {}) },
       state,
     );
     if (cached?.status === 'HIT') return cached.hit(headers);
     Object.assign(headers, cached?.headers);
     const keep = (r: QueryResult): QueryResult => (cached ? cached.keep(r) : r);
+    // a failure to bind what governance composed (an RLS filter, a mask, a registered column) names it
+    const roleId = req.role;
+    const bindContext = () => ({ catalog: req.domains ? limitToDomains(state.governance, req.domains) : state.governance, roleId, tables: plan.tables, sql: req.sql, ruleName: ruleNamer(state.model) });
     if (plan.route.kind === 'direct') {
       const route = plan.route;
       const source = state.model.sources.find((s) => s.id === route.sourceId);
       const dialect = DIRECT_DIALECT[route.dialect];
       if (!source || !dialect) throw new ShoalError('INTERNAL_ROUTE', `direct route to unknown source ${route.sourceId}`);
       const driver = this.pool.driver(dialect, source);
-      const fetched = await driver.query(plan.sql, [], signal);
+      const fetched = await driver.query(plan.sql, [], signal).catch((e: unknown) => {
+        throw explainBindFailure(e, bindContext()) ?? e;
+      });
       const classes = fetched.columns.map(numberClassOfSourceColumn);
       return keep({
         columns,
@@ -508,7 +536,14 @@ export class ShoalInstance implements QueryService {
     const batches = this.engine.execute(plan.sql, { signal, pushdown: plan.pushdown });
     // Pull the first batch now so the engine's column types are known before the response starts.
     const it = batches[Symbol.asyncIterator]();
-    const first = await it.next();
+    let first: IteratorResult<RowBatch>;
+    try {
+      first = await it.next();
+    } catch (e) {
+      // a snapshot that fails to read is quarantined (and rebuilt), and the query answered again: live
+      if (!rechecked && this.mvs && mvBound.snapshots && !signal.aborted && (await this.mvs.recheck(mvBound))) return this.queryWithin(req, tokens, signal, leases, true);
+      throw explainBindFailure(e, bindContext()) ?? e;
+    }
     const engineColumns = first.done ? undefined : first.value.columns;
     const classes = (engineColumns ?? []).map((c) => numberClassOfType(c.type));
     return keep({
@@ -527,6 +562,7 @@ export class ShoalInstance implements QueryService {
 
   async close(): Promise<void> {
     await this.watch?.stop().catch(() => undefined);
+    await this.planner.close().catch(() => undefined);
     await this.mvScheduler?.stop().catch(() => undefined);
     await this.results?.close().catch(() => undefined);
     await this.hot?.close().catch(() => undefined);
@@ -537,12 +573,6 @@ export class ShoalInstance implements QueryService {
     await this.identities?.close().catch(() => undefined);
     if (this.mvLocalDir) await rm(this.mvLocalDir, { recursive: true, force: true }).catch(() => undefined);
   }
-}
-
-/** Why an aborted request stopped: QUERY_TIMEOUT from the deadline, else the client went away. */
-function stopped(signal: AbortSignal): ShoalError {
-  const reason: unknown = signal.reason;
-  return reason instanceof ShoalError ? reason : new ShoalError('QUERY_CANCELLED', 'the query was cancelled', { hint: 'the client went away' });
 }
 
 function isEngineReachable(s: SourceConfig): boolean {

@@ -44,3 +44,9 @@ export async function* disposing<T>(batches: AsyncIterable<T>, done: () => void)
     done();
   }
 }
+
+/** Why an aborted request stopped: QUERY_TIMEOUT from the deadline, else the client went away. */
+export function abortError(signal: AbortSignal): ShoalError {
+  const reason: unknown = signal.reason;
+  return reason instanceof ShoalError ? reason : new ShoalError('QUERY_CANCELLED', 'the query was cancelled', { hint: 'the client went away' });
+}

@@ -70,7 +70,12 @@ export function bindMvRelations(sql: string, bindings: readonly MvBinding[]): st
   return `WITH ${ctes} ${sql}`;
 }
 
+/** The relation that reads a snapshot file. */
+export function snapshotRelation(path: string): string {
+  return `read_parquet('${path.replace(/'/g, "''")}')`;
+}
+
 /** The body that reads a published snapshot file. */
 export function snapshotBody(path: string): string {
-  return `SELECT * FROM read_parquet('${path.replace(/'/g, "''")}')`;
+  return `SELECT * FROM ${snapshotRelation(path)}`;
 }

@@ -39,7 +39,7 @@ import { cycleError, mvDepth, planDerivedTables, type DerivedTable } from './der
 import { materialize } from './materialize.js';
 import { TIK_LOG_TABLES, tikStoreDigest } from './tik-store-digest.js';
 import { SERVICE_ROLE_ID, serviceCatalog } from './service-identity.js';
-import { bindMvRelations, engineNameWithMvs, mvRelationName, snapshotBody, type MvBinding } from './mv-relation.js';
+import { bindMvRelations, engineNameWithMvs, mvRelationName, snapshotBody, snapshotRelation, type MvBinding } from './mv-relation.js';
 import { MvResolver, type MvResolution } from './mv-resolver.js';
 import { RefreshCatalog, type MvDefinition, type MvRow, type RefreshLogEntry, type RefreshVersions } from './refresh-catalog.js';
 import { refreshUnderLease, type RefreshResult } from './refresh-under-lease.js';
@@ -128,7 +128,9 @@ export type MvEvent =
       readonly outcome: RefreshResult['outcome'] | 'error';
       readonly durationMs: number;
     }
-  | { readonly kind: 'not_quiescent'; readonly mvId: string };
+  | { readonly kind: 'not_quiescent'; readonly mvId: string }
+  /** A published snapshot failed to read: moved aside, served live, rebuilt. */
+  | { readonly kind: 'snapshot_quarantined'; readonly mvId: string; readonly snapshotId: string };
 
 export interface MvServiceOptions {
   readonly db: SqlClient;
@@ -153,6 +155,8 @@ export interface MvServiceOptions {
   readonly quiescenceRetries?: number;
   /** A distributed MV's source kept changing while it was materialized. */
   readonly onNotQuiescent?: (e: ShoalError) => void;
+  /** A published snapshot failed to read (MV_SNAPSHOT_UNREADABLE), or rebuilding it failed. */
+  readonly onSnapshotUnreadable?: (e: ShoalError) => void;
   /** Called after each local materialization of a distributed MV (tests inject input changes). */
   readonly afterLocalBuild?: (mvId: string, attempt: number) => Promise<void>;
 }
@@ -169,6 +173,8 @@ export interface BoundQuery {
   readonly sql: string;
   /** `x-shoal-mv`: `<mv>=snapshot:<id>` or `<mv>=live`, comma-separated. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The shared snapshots bound (what `recheck` re-reads when the query fails). */
+  readonly snapshots?: readonly { readonly mvId: string; readonly snapshotId: string }[];
 }
 
 /** A running refresh's mutable progress record (only `running()` reads it, as a copy). */
@@ -211,7 +217,11 @@ export class MvService {
   ) {
     this.writer = options.writer ?? defaultWriterId();
     this.now = options.now ?? (() => Date.now());
-    this.resolver = new MvResolver(catalog, store, options.resolveMaxAgeMs === undefined ? {} : { maxAgeMs: options.resolveMaxAgeMs });
+    this.resolver = new MvResolver(catalog, store, {
+      ...(options.resolveMaxAgeMs === undefined ? {} : { maxAgeMs: options.resolveMaxAgeMs }),
+      verify: (path) => this.readWhole(path),
+      onUnreadable: (mvId, snapshotId, error) => this.rebuildUnreadable(mvId, snapshotId, error),
+    });
   }
 
   static async open(options: MvServiceOptions): Promise<MvService> {
@@ -577,6 +587,8 @@ export class MvService {
       const v = await this.versions(mv);
       const stale =
         row.snapshotId === null ||
+        // quarantined (unreadable) or lost from the store: rebuild, whatever the inputs say
+        !(await this.store.exists(row.snapshotId)) ||
         row.materializedDefinitionVersion !== v.definitionVersion ||
         (v.inputVersion !== null ? row.materializedInputVersion !== v.inputVersion : due.has(mv.id));
       if (stale) out.push(mv.id);
@@ -592,6 +604,32 @@ export class MvService {
     const grace = this.options.gcGraceMs === undefined ? {} : { graceMs: this.options.gcGraceMs };
     await this.options.localStore?.collectGarbage({ referenced: new Set([...this.local.values()].map((l) => l.snapshotId)), ...grace });
     return this.store.collectGarbage({ referenced, ...grace });
+  }
+
+  /**
+   * Read every row and column of a snapshot file once (hashing each row, so no column is skipped):
+   * a file that fails to read — truncated, overwritten, a bad page — is quarantined, not served.
+   */
+  private async readWhole(path: string): Promise<void> {
+    const sql = `SELECT count(*), max(hash(s)) FROM ${snapshotRelation(path)} AS s`;
+    for await (const _batch of this.options.engine.execute(sql, {})) void _batch;
+  }
+
+  /**
+   * A published snapshot failed to read and was quarantined (readers are served live): rebuild it
+   * now, whatever its inputs say (they are unchanged, which is why the loop alone would not), and
+   * tell the operator.
+   */
+  private rebuildUnreadable(mvId: string, snapshotId: string, error: unknown): void {
+    const cause = error instanceof Error ? error.message : String(error);
+    this.options.onSnapshotUnreadable?.(
+      new ShoalError('MV_SNAPSHOT_UNREADABLE', `MV ${mvId}: snapshot ${snapshotId} failed to read (${cause}); it was quarantined, the MV is served live and is being rebuilt`, {
+        hint: 'check the snapshot store (materialize_store_url) for disk or copy errors; the quarantined file stays beside the others until garbage collection',
+        cause: error,
+      }),
+    );
+    this.emit({ kind: 'snapshot_quarantined', mvId, snapshotId });
+    void this.refresh(mvId, { force: true }).catch((e: unknown) => this.options.onSnapshotUnreadable?.(e instanceof ShoalError ? e : new ShoalError('MV_REFRESH_FAILED', `MV ${mvId}: rebuilding a quarantined snapshot failed: ${(e as Error).message}`, { cause: e })));
   }
 
   /** What an MV resolves to for a reader now (cached ≤ the resolver's max age). */
@@ -610,8 +648,23 @@ export class MvService {
    * runs live, whatever it reads in turn.
    */
   async bind(plan: { readonly sql: string; readonly tables: readonly string[] }): Promise<BoundQuery> {
-    const { bindings, notes } = await this.bindings(plan.tables, (mv) => this.resolve(mv.id));
-    return { sql: bindMvRelations(plan.sql, bindings), headers: notes.length > 0 ? { 'x-shoal-mv': notes.join(', ') } : {} };
+    const snapshots: { mvId: string; snapshotId: string }[] = [];
+    const { bindings, notes } = await this.bindings(plan.tables, async (mv) => {
+      const r = await this.resolve(mv.id);
+      if (r.kind === 'snapshot' && mv.table.mv_consistency === 'shared') snapshots.push({ mvId: mv.id, snapshotId: r.snapshotId });
+      return r;
+    });
+    return { sql: bindMvRelations(plan.sql, bindings), headers: notes.length > 0 ? { 'x-shoal-mv': notes.join(', ') } : {}, ...(snapshots.length > 0 ? { snapshots } : {}) };
+  }
+
+  /**
+   * A query bound to `bound`'s snapshots failed: re-read each of them, and quarantine (and
+   * rebuild) those that fail to read. True when any was: binding again serves those MVs live.
+   */
+  async recheck(bound: BoundQuery): Promise<boolean> {
+    let any = false;
+    for (const s of bound.snapshots ?? []) if (await this.resolver.recheck(s.mvId, s.snapshotId)) any = true;
+    return any;
   }
 
   /** An MV's view_sql for the service role, with the derived tables it reads bound as `resolutions` says. */

@@ -4,6 +4,7 @@
  *
  *   <root>/<mv dir>/<snapshot name>.parquet        complete, immutable, maybe not yet published
  *   <root>/<mv dir>/.staging-<snapshot name>.parquet   being written (never read)
+ *   <root>/<mv dir>/.quarantine-<snapshot name>.parquet   found unreadable (never read; GC removes it)
  *
  * A snapshot is written completely under a staging name, flushed, then renamed to its fresh final
  * name; only the refresh catalog's fenced commit (which sets `snapshot_id`) publishes it. The store
@@ -30,6 +31,7 @@ export const DEFAULT_GC_GRACE_MS = 10 * 60_000;
 
 const SNAPSHOT_ID = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_-]+$/;
 const STAGING_PREFIX = '.staging-';
+const QUARANTINE_PREFIX = '.quarantine-';
 
 /**
  * The store directory named by `materialize_store_url`: `file:///abs/dir`, an absolute path, or a
@@ -173,6 +175,21 @@ export class SnapshotStore {
       return (await stat(this.pathOf(snapshotId))).isFile();
     } catch {
       return false;
+    }
+  }
+
+  /**
+   * Move an unreadable snapshot aside (`.quarantine-<name>.parquet`, kept for inspection until GC):
+   * no instance resolves it any more (it no longer `exists`), so every reader is served live, and
+   * the refresh loop sees the published snapshot missing and rebuilds it. Idempotent across peers.
+   */
+  async quarantine(snapshotId: string): Promise<void> {
+    const path = this.pathOf(snapshotId);
+    const [dir, name] = snapshotId.split('/') as [string, string];
+    try {
+      await rename(path, join(this.root, dir, `${QUARANTINE_PREFIX}${name}.parquet`));
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'ENOENT') throw e; // a peer moved it first
     }
   }
 

@@ -7,6 +7,7 @@ import { openSqlClient } from '../../core/sql/open-sql-client.js';
 import { redactUrl } from '../../core/sql/sql-url.js';
 import { ShoalError } from '../errors.js';
 import { ensureDeploymentId } from './deployment-id.js';
+import { captureIdentity, type RegistryIdentity } from './registry-identity.js';
 import type { Registry } from './registry.js';
 import { migrateRegistry } from './registry-schema.js';
 import { SqlRegistry } from './sql-registry.js';
@@ -36,10 +37,10 @@ export async function openRegistry(url: string, options: OpenRegistryOptions = {
       cause: e,
     });
   }
-  let deploymentId: string;
+  let identity: RegistryIdentity;
   try {
     await migrateRegistry(client);
-    deploymentId = await ensureDeploymentId(client);
+    identity = captureIdentity(url, await ensureDeploymentId(client), options.baseDir);
   } catch (e) {
     await client.close().catch(() => undefined);
     if (e instanceof ShoalError) throw e;
@@ -48,5 +49,5 @@ export async function openRegistry(url: string, options: OpenRegistryOptions = {
       cause: e,
     });
   }
-  return new SqlRegistry(client, redactUrl(url), deploymentId);
+  return new SqlRegistry(client, redactUrl(url), identity);
 }

@@ -36,25 +36,33 @@ import { ShoalError } from '../errors.js';
 import { readCatalog, rlsKey, writeCatalogDiff } from './catalog-rows.js';
 import type { ImportOptions, MutationResult, Registry, RegistrySnapshot, RlsRuleKey } from './registry.js';
 import { NOTIFY_CHANNEL } from './registry-schema.js';
+import { verifyIdentity, type RegistryIdentity } from './registry-identity.js';
 import { registryFailure } from './registry-unavailable.js';
 
 export class SqlRegistry implements Registry {
   readonly dialect: 'sqlite' | 'postgres';
   readonly subscribe?: (onNotify: (epoch: number) => void) => Promise<() => Promise<void>>;
+  readonly deploymentId: string;
 
   constructor(
     private readonly client: SqlClient,
     readonly url: string,
-    readonly deploymentId: string,
+    /** The registry this handle opened: checked before every write and every epoch read (./registry-identity.ts). */
+    private readonly identity: RegistryIdentity,
   ) {
+    this.deploymentId = identity.deploymentId;
     this.dialect = client.dialect;
     if (canListen(client)) {
       this.subscribe = (onNotify) => client.listen(NOTIFY_CHANNEL, (payload) => onNotify(Number(payload)));
     }
   }
 
+  /** The epoch; REGISTRY_REPLACED when the registry is no longer the one opened (so the epoch watch and /health notice). */
   async epoch(): Promise<number> {
-    return this.guard(() => readEpoch(this.client));
+    return this.guard(async () => {
+      await verifyIdentity(this.client, this.identity);
+      return readEpoch(this.client);
+    });
   }
 
   async snapshot(): Promise<RegistrySnapshot> {
@@ -193,6 +201,8 @@ export class SqlRegistry implements Registry {
   private mutate(change: (current: CatalogModel) => CatalogModel): Promise<MutationResult> {
     return this.guard(() => this.client.transaction(async (tx) => {
       // serialise mutations: SQLite already holds the write lock (BEGIN IMMEDIATE)
+      // in the write transaction (SQLite holds the write lock): a deleted or replaced registry is never written
+      await verifyIdentity(tx, this.identity);
       const before = await readEpoch(tx, tx.dialect === 'postgres' ? ' FOR UPDATE' : '');
       const current = await readCatalog(tx);
       const next = validate(change(current));

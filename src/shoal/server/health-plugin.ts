@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AUTH_OFF_WARNING } from '../auth/edge-auth.js';
 import type { AuthProvider } from '../config/auth-config.js';
+import { monitorEventLoopLag } from './event-loop-lag.js';
 import type { MetricsRegistry } from './metrics.js';
 import type { QueryService } from './query-service.js';
 
@@ -12,6 +13,8 @@ import type { QueryService } from './query-service.js';
 export function healthPlugin(service: QueryService, metrics: MetricsRegistry, provider: AuthProvider) {
   const auth = provider === 'none' ? { provider, warning: AUTH_OFF_WARNING } : { provider };
   return async function plugin(app: FastifyInstance): Promise<void> {
+    const stopLag = monitorEventLoopLag(metrics);
+    app.addHook('onClose', async () => stopLag());
     app.get('/live', async () => ({ status: 'ok' }));
     app.get('/ready', async (_req, reply) => {
       if (service.isReady()) return { status: 'ready' };

@@ -20,6 +20,13 @@ const escapeLabel = (v: string): string => v.replace(/\\/g, '\\\\').replace(/\n/
 
 export class MetricsRegistry {
   private readonly series = new Map<string, Series>();
+  private readonly collectors = new Set<() => void>();
+
+  /** Run `collect` before every render (a gauge read from the runtime); returns the function that removes it. */
+  beforeRender(collect: () => void): () => void {
+    this.collectors.add(collect);
+    return () => void this.collectors.delete(collect);
+  }
 
   private get(name: string, help: string, type: Series['type']): Series {
     let s = this.series.get(name);
@@ -58,6 +65,7 @@ export class MetricsRegistry {
   }
 
   render(): string {
+    for (const collect of this.collectors) collect();
     const out: string[] = [];
     for (const [name, s] of [...this.series].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       out.push(`# HELP ${name} ${s.help}`, `# TYPE ${name} ${s.type}`);

@@ -8,7 +8,9 @@
  *   (divide by the count for the mean), and `shoal_mv_refresh_last_seconds{mv}`, the last one's;
  * - `shoal_mv_refresh_running{mv}`: 1 while a refresh of the MV runs here, else 0;
  * - `shoal_mv_not_quiescent_total{mv}`: a distributed MV's inputs changed during every
- *   materialization of one refresh (the source is not quiescent; the previous copy is served).
+ *   materialization of one refresh (the source is not quiescent; the previous copy is served);
+ * - `shoal_mv_snapshot_quarantined_total{mv}`: published snapshots found unreadable here, moved
+ *   aside and rebuilt (readers were served live meanwhile).
  */
 import type { MvEvent, MvService } from '../mv/mv-service.js';
 import type { MetricsRegistry } from './metrics.js';
@@ -19,6 +21,7 @@ export const MV_METRICS = {
   lastSeconds: 'shoal_mv_refresh_last_seconds',
   running: 'shoal_mv_refresh_running',
   notQuiescent: 'shoal_mv_not_quiescent_total',
+  quarantined: 'shoal_mv_snapshot_quarantined_total',
 } as const;
 
 /** Report an MV service's events into a metrics registry; returns the function that stops it. */
@@ -28,6 +31,7 @@ export function reportMvMetrics(mvs: Pick<MvService, 'observe' | 'list'>, metric
   metrics.declare(MV_METRICS.lastSeconds, 'duration of the last MV refresh attempt on this instance', 'gauge');
   metrics.declare(MV_METRICS.running, '1 while a refresh of the MV runs on this instance', 'gauge');
   metrics.declare(MV_METRICS.notQuiescent, "times a distributed MV's source changed during every materialization of a refresh");
+  metrics.declare(MV_METRICS.quarantined, 'published MV snapshots found unreadable on this instance (quarantined, served live, rebuilt)');
   // distributed MVs known now are exported at 0, so an alert can watch the series from the start
   for (const mv of mvs.list()) if (mv.table.mv_consistency === 'distributed') metrics.inc(MV_METRICS.notQuiescent, { mv: mv.id }, 0);
   const running = new Map<string, number>(); // overlapping attempts (admin API and loop at once)
@@ -51,6 +55,9 @@ export function reportMvMetrics(mvs: Pick<MvService, 'observe' | 'list'>, metric
       }
       case 'not_quiescent':
         metrics.inc(MV_METRICS.notQuiescent, { mv: e.mvId });
+        break;
+      case 'snapshot_quarantined':
+        metrics.inc(MV_METRICS.quarantined, { mv: e.mvId });
         break;
     }
   });

@@ -30,7 +30,8 @@ export interface QueryResult {
 
 export interface HealthReport {
   readonly status: 'ok' | 'degraded';
-  readonly dependencies: Readonly<Record<string, 'ok' | 'unavailable'>>;
+  /** `replaced`: the registry is no longer the one this instance opened (REGISTRY_REPLACED); writes are refused. */
+  readonly dependencies: Readonly<Record<string, 'ok' | 'unavailable' | 'replaced'>>;
 }
 
 export interface QueryService {

@@ -95,7 +95,7 @@ export function governStatement(stmt: Node, catalog: GovernanceCatalog, roleId: 
       placeholders.set(ph, table);
     }
     if (!filterCache.has(table.tableKey)) {
-      filterCache.set(table.tableKey, catalog.rowFilters(roleId, table.tableKey).map((f) => rowFilterExpression(f, table.tableKey, vars, once)));
+      filterCache.set(table.tableKey, catalog.rowFilters(roleId, table.tableKey).map((f) => rowFilterExpression(f, `${table.tableKey} for role ${roleId}`, vars, once)));
     }
     const visible = new Set(catalog.visibleColumns(roleId, table.tableKey).map((c) => c.toLowerCase()));
     const cols = table.columns.filter((c) => visible.has(c.name.toLowerCase()));

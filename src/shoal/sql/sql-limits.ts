@@ -2,7 +2,7 @@
  * The size of a SQL text, measured by one linear scan before anything parses it, and the check
  * that refuses a text over `server.limits` (bytes, literals, tokens, nesting depth). Parsing cost
  * grows with the token count (faster than linearly for long AND/OR chains), so bounding the text
- * here is what keeps planning short: no request can hold the event loop for long.
+ * here bounds each plan; long texts are planned off the event loop (src/shoal/instance/planner-pool.ts).
  */
 import { ShoalError } from '../errors.js';
 import type { LimitsConfig } from '../config/limits.js';

@@ -19,6 +19,7 @@ describe('server.limits', () => {
     max_sql_tokens: 50
     max_sql_depth: 8
     max_concurrent_queries: 3
+    planner_threads: "0"
     memory_limit: 512MB
     max_temp_directory_size: 2GiB
 `);
@@ -30,6 +31,7 @@ describe('server.limits', () => {
       max_sql_tokens: 50,
       max_sql_depth: 8,
       max_concurrent_queries: 3,
+      planner_threads: 0,
       memory_limit: '512MB',
       max_temp_directory_size: '2GiB',
     });
@@ -49,6 +51,8 @@ describe('server.limits', () => {
     ['max_sql_bytes: 0', 'server.limits.max_sql_bytes'],
     ['max_sql_bytes: 99999999', 'server.limits.max_sql_bytes'],
     ['max_concurrent_queries: 1.5', 'server.limits.max_concurrent_queries'],
+    ['planner_threads: -1', 'server.limits.planner_threads'],
+    ['planner_threads: 17', 'server.limits.planner_threads'],
     ['memory_limit: lots', 'server.limits.memory_limit'],
     ['memory_limit: "1GB; SET x=1"', 'server.limits.memory_limit'],
   ])('refuses %s, naming the key and line', (line, path) => {

@@ -19,16 +19,17 @@ export function readInstanceConfig(configPath: string, opts: { quiet?: boolean }
 }
 
 /** Load a config file and start an instance over it; config warnings go to stderr. */
-export async function openInstance(configPath: string, opts: { pollMs?: number; quiet?: boolean } = {}): Promise<ShoalInstance> {
+export async function openInstance(configPath: string, opts: { pollMs?: number; quiet?: boolean; plannerThreads?: number } = {}): Promise<ShoalInstance> {
   return startInstance(readInstanceConfig(configPath, opts), opts);
 }
 
 /** Start an instance over a loaded config. */
-export async function startInstance({ config, baseDir }: InstanceConfig, opts: { pollMs?: number } = {}): Promise<ShoalInstance> {
+export async function startInstance({ config, baseDir }: InstanceConfig, opts: { pollMs?: number; plannerThreads?: number } = {}): Promise<ShoalInstance> {
   return ShoalInstance.start({
     config,
     baseDir,
     ...(opts.pollMs === undefined ? {} : { pollMs: opts.pollMs }),
+    ...(opts.plannerThreads === undefined ? {} : { plannerThreads: opts.plannerThreads }),
     onError: (e) => process.stderr.write(`shoal: ${(e as Error).message}\n`),
   });
 }

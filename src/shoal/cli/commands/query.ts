@@ -38,7 +38,8 @@ export function registerQuery(program: Command): void {
     .option('--json', 'print the same body POST /data/sql returns: {columns, rows}')
     .argument('<sql>', 'the SQL text (PostgreSQL-flavoured)')
     .action(async (sql: string, opts: QueryOpts) => {
-      const instance = await openInstance(opts.config, { quiet: opts.json === true });
+      // one query, nothing else waiting for the event loop: no planner threads to start
+      const instance = await openInstance(opts.config, { quiet: opts.json === true, plannerThreads: 0 });
       try {
         const ac = new AbortController();
         const result = await instance.query({ sql, role: opts.role, vars: opts.var ?? {} }, ac.signal);
