@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: fast in-process suites, and integration suites that need real services
-// (PostgreSQL, Redis, MariaDB), which a global setup starts once for the run.
+// Three projects: fast in-process suites; integration suites that need real services
+// (PostgreSQL, Redis, MariaDB), which a global setup starts once for the run; and the trino
+// suites, whose global setup starts a Trino coordinator and worker without waiting (they boot
+// while the other projects run; only the trino tests wait for them).
 export default defineConfig({
   test: {
     projects: [
@@ -9,7 +11,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/integration/**', 'node_modules/**', 'dist/**'],
+          exclude: ['test/integration/**', 'test/trino/**', 'node_modules/**', 'dist/**'],
           testTimeout: 30_000,
         },
       },
@@ -21,6 +23,18 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // Integration files share the started servers; run them one at a time on 2 cores.
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'trino',
+          include: ['test/trino/**/*.test.ts'],
+          globalSetup: ['test/support/global-trino.ts'],
+          testTimeout: 300_000,
+          // the first file may wait for the boot (70–130 s, more on a loaded machine)
+          hookTimeout: 900_000,
+          // one Trino for the run: files take turns (they run after the parallel unit group)
           fileParallelism: false,
         },
       },

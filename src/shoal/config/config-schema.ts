@@ -183,6 +183,7 @@ export const configSchema = z.object({
   auth: optional(authSchema),
   federation_engine: optional(z.enum(FEDERATION_ENGINES)),
   federation_engine_url: optional(name),
+  federation_engine_scratch_dir: optional(z.string().min(1).max(4096)),
   materialize_store_url: optional(name),
   control_plane: optional(controlPlaneSchema),
   cache: optional(cacheSchema),

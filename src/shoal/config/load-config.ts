@@ -317,6 +317,7 @@ function normaliseStateful(raw: RawConfig): StatefulConfig {
       hot_tables: { ...d.hot_tables, ...dropUndefined(raw.hot_tables ?? {}) },
       federation_engine: raw.federation_engine ?? d.federation_engine,
       federation_engine_url: raw.federation_engine_url,
+      federation_engine_scratch_dir: raw.federation_engine_scratch_dir,
       server: normaliseServer(raw.server),
       audit: normaliseAudit(raw.audit),
     }),

@@ -213,6 +213,8 @@ export interface StatefulConfig {
   readonly hot_tables: HotTablesConfig;
   readonly federation_engine: FederationEngineName;
   readonly federation_engine_url?: string;
+  /** `federation_engine: trino`: a directory every Trino node sees at the same path (Parquet of file and landed sources). */
+  readonly federation_engine_scratch_dir?: string;
   /** `server:`: TLS, Host allow-list, CORS (server-config.ts). */
   readonly server: ServerConfig;
   /** `audit:`: the audit log's queue bounds (audit-config.ts). */

@@ -30,6 +30,7 @@ import type { CatalogModel, ShoalConfig, SourceConfig, TableConfig } from '../co
 import { limitsOf, requestTimeoutMs } from '../config/limits.js';
 import { catalogEntries, sourceTypeOf } from '../engine/catalog-entry.js';
 import { DuckDbEngine } from '../engine/duckdb/duckdb-engine.js';
+import { TrinoEngine } from '../engine/trino/trino-engine.js';
 import type { Engine, RowBatch } from '../engine/engine.js';
 import { ShoalError } from '../errors.js';
 import { engineNameWithMvs } from '../mv/mv-relation.js';
@@ -181,12 +182,14 @@ export class ShoalInstance implements QueryService {
     try {
       if (options.importConfig ?? true) await registry.importConfig(withAbsolutePaths(options.config, options.baseDir));
       const limits = limitsOf(options.config);
-      engine = await DuckDbEngine.create({
-        env: options.env ?? process.env,
-        sourceStatementTimeoutMs: requestTimeoutMs(limits),
-        ...(limits.memory_limit === undefined ? {} : { memoryLimit: limits.memory_limit }),
-        ...(limits.max_temp_directory_size === undefined ? {} : { maxTempDirectorySize: limits.max_temp_directory_size }),
-      });
+      engine = options.config.stateful.federation_engine === 'trino'
+        ? await openTrinoEngine(options, requestTimeoutMs(limits))
+        : await DuckDbEngine.create({
+          env: options.env ?? process.env,
+          sourceStatementTimeoutMs: requestTimeoutMs(limits),
+          ...(limits.memory_limit === undefined ? {} : { memoryLimit: limits.memory_limit }),
+          ...(limits.max_temp_directory_size === undefined ? {} : { maxTempDirectorySize: limits.max_temp_directory_size }),
+        });
       instance = new ShoalInstance(registry, engine, options);
       instance.identities = await openIdentityStore(url, { baseDir: options.baseDir });
       const authConfig = options.config.auth ?? DEFAULT_AUTH;
@@ -246,7 +249,8 @@ export class ShoalInstance implements QueryService {
   /** The hot-table cache over Redis (`cache.redis_url`) or in process; its loads read the live relation through the engine. */
   private async openHot(): Promise<HotCache | undefined> {
     const o = this.options.hot;
-    if (o === false) return undefined;
+    // hot rows are inlined as DuckDB SQL: the Trino engine reads live relations only
+    if (o === false || this.engine.name === 'trino') return undefined;
     const redisUrl = this.options.config.stateful.cache.redis_url;
     const onError = this.options.onError ?? (() => undefined);
     let backend = o?.backend;
@@ -476,6 +480,7 @@ export class ShoalInstance implements QueryService {
         sql: req.sql,
         role: req.role,
         vars: req.vars,
+        engine: this.engine.name,
         ...(req.domains ? { domains: req.domains } : {}),
         ...(hot ? { hot: [...hot].map(([k, b]) => [k, b.relation] as const) } : {}),
         verdict: this.results !== undefined,
@@ -573,6 +578,27 @@ export class ShoalInstance implements QueryService {
     await this.identities?.close().catch(() => undefined);
     if (this.mvLocalDir) await rm(this.mvLocalDir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/**
+ * `federation_engine: trino`: the coordinator at `federation_engine_url`, and the scratch area
+ * (`federation_engine_scratch_dir`, a directory every Trino node sees at the same path) where file
+ * and landed sources are written as Parquet.
+ */
+async function openTrinoEngine(options: InstanceOptions, sourceStatementTimeoutMs: number | undefined): Promise<Engine> {
+  const st = options.config.stateful;
+  if (st.federation_engine_url === undefined || st.federation_engine_scratch_dir === undefined) {
+    throw new ShoalError('CONFIG_INVALID', 'federation_engine: trino needs federation_engine_url and federation_engine_scratch_dir', {
+      where: st.federation_engine_url === undefined ? 'federation_engine_url' : 'federation_engine_scratch_dir',
+      hint: 'set federation_engine_url to the coordinator (http://host:8080) and federation_engine_scratch_dir to a directory shared with every Trino node',
+    });
+  }
+  return TrinoEngine.create({
+    url: st.federation_engine_url,
+    scratchDir: resolve(options.baseDir, st.federation_engine_scratch_dir),
+    env: options.env ?? process.env,
+    ...(sourceStatementTimeoutMs === undefined ? {} : { sourceStatementTimeoutMs }),
+  });
 }
 
 function isEngineReachable(s: SourceConfig): boolean {

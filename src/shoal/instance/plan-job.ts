@@ -19,6 +19,8 @@ export interface PlanJob {
   readonly vars: Readonly<Record<string, string>>;
   /** The only domains the query may read (a `role_id:domain_id` assignment). */
   readonly domains?: readonly string[];
+  /** The engine the engine route runs on: its SQL dialect is generated (default duckdb). */
+  readonly engine?: 'duckdb' | 'trino';
   /** Hot tables that may be bound now: `[table key, engine name parts of its resident copy]`. Absent: hot tables are off. */
   readonly hot?: readonly (readonly [string, readonly string[]])[];
   /** Also analyse the text for the result cache (parsing it again costs as much as planning). */
@@ -49,7 +51,10 @@ export function governanceOf(model: CatalogModel): GovernanceCatalog {
 export function runPlanJob(job: PlanJob, governance: GovernanceCatalog): PlanOutcome {
   const catalog = job.domains ? limitToDomains(governance, job.domains) : governance;
   const hot = job.hot ? new Map(job.hot) : undefined;
-  const plan = planQuery({ sql: job.sql, role: job.role, vars: job.vars }, catalog, hot ? { hotRelation: (key) => hot.get(key) } : {});
+  const plan = planQuery({ sql: job.sql, role: job.role, vars: job.vars }, catalog, {
+    ...(job.engine !== undefined ? { engine: job.engine } : {}),
+    ...(hot ? { hotRelation: (key: string) => hot.get(key) } : {}),
+  });
   return job.verdict ? { plan, verdict: requestSqlVerdict(job.sql) } : { plan };
 }
 

@@ -57,6 +57,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   REGISTRY_VERSION: 503,
   ENGINE_UNAVAILABLE: 503,
   ENGINE_EXTENSION_UNAVAILABLE: 503,
+  // the deployment cannot reach the source with this engine: for an operator to fix (docs: Engines)
+  ENGINE_SOURCE_UNREACHABLE: 503,
   SOURCE_QUERY_FAILED: 502,
   SOURCE_TYPE_MISMATCH: 502,
   HOST_NOT_ALLOWED: 421,

@@ -6,13 +6,17 @@ import { renderMaskRegexes } from './dialects/mask-patterns.js';
 import { type MysqlFlavour, adaptForMysql } from './dialects/mysql.js';
 import { adaptForPostgres } from './dialects/postgres.js';
 import { adaptForSqlite } from './dialects/sqlite.js';
+import { adaptForTrino, trinoMaskReplacements } from './dialects/trino.js';
 import type { GovernedStatement } from './govern.js';
 import { type SqlDialect, generateText, parseText } from './polyglot.js';
 import { enumerateTables } from './scope.js';
 
-/** Where generated SQL runs: the engine (DuckDB, engine names) or a source in its own dialect. */
+/** The federation engines SQL is generated for (engine names; each has a dialect folder). */
+export type EngineDialect = 'duckdb' | 'trino';
+
+/** Where generated SQL runs: the engine (DuckDB by default, or Trino; engine names) or a source in its own dialect. */
 export type GenerationTarget =
-  | { readonly kind: 'engine' }
+  | { readonly kind: 'engine'; readonly engine?: EngineDialect }
   | { readonly kind: 'direct'; readonly dialect: 'postgres' | 'sqlite' }
   | { readonly kind: 'direct'; readonly dialect: 'mysql'; readonly flavour: MysqlFlavour };
 
@@ -61,12 +65,16 @@ export function generateFor(gov: GovernedStatement, target: GenerationTarget): s
     d.schema = parts.length > 1 ? quotedIdent(parts[parts.length - 2]!) : null;
     d.catalog = parts.length > 2 ? quotedIdent(parts[parts.length - 3]!) : null;
   }
-  const dialect: SqlDialect = target.kind === 'engine' ? 'duckdb' : target.dialect;
+  const engine: EngineDialect | undefined = target.kind === 'engine' ? (target.engine ?? 'duckdb') : undefined;
+  const dialect: SqlDialect = target.kind === 'engine' ? engine! : target.dialect;
   // regex masks: rendered for the regex engine that runs them (never left in PostgreSQL form)
-  const maskFlavour = target.kind === 'engine' ? 'duckdb' : target.dialect === 'postgres' ? 'postgres'
+  const maskFlavour = target.kind === 'engine' ? engine! : target.dialect === 'postgres' ? 'postgres'
     : target.dialect === 'mysql' && target.flavour === 'mariadb' ? 'mariadb' : undefined;
-  renderMaskRegexes(stmt, maskFlavour, target.kind === 'engine' ? 'the engine' : target.kind === 'direct' && target.dialect === 'mysql' ? target.flavour : target.dialect);
-  if (target.kind === 'engine') adaptForDuckdb(stmt);
+  // Trino reads group references as $n: rewrite mask replacements while their patterns are still marked
+  if (engine === 'trino') trinoMaskReplacements(stmt);
+  renderMaskRegexes(stmt, maskFlavour, target.kind === 'engine' ? `the ${engine} engine` : target.kind === 'direct' && target.dialect === 'mysql' ? target.flavour : target.dialect);
+  if (engine === 'trino') adaptForTrino(stmt);
+  else if (target.kind === 'engine') adaptForDuckdb(stmt);
   else if (target.dialect === 'postgres') adaptForPostgres(stmt);
   else if (target.dialect === 'sqlite') adaptForSqlite(stmt);
   else if (target.dialect === 'mysql') adaptForMysql(stmt, target.flavour);

@@ -44,7 +44,7 @@ export interface MaskRegex {
 }
 
 /** Where a mask regex runs: the regex engines whose behaviour the rendering was measured on. */
-export type MaskRegexFlavour = 'postgres' | 'duckdb' | 'mariadb';
+export type MaskRegexFlavour = 'postgres' | 'duckdb' | 'mariadb' | 'trino';
 
 export type MaskRegexParse = { readonly ok: true; readonly regex: MaskRegex } | { readonly ok: false; readonly reason: string; readonly hint: string };
 
@@ -248,6 +248,8 @@ export function renderMaskPattern(regex: MaskRegex, flavour: MaskRegexFlavour): 
     case 'postgres': return `\\A${body}\\Z`;
     case 'duckdb': return `\\A${body}\\z`;
     case 'mariadb': return `(?-imsxU)\\A${body}\\z`;
+    // Trino's default regex library (Joni) reads \A and \z as Perl does
+    case 'trino': return `\\A${body}\\z`;
   }
 }
 

@@ -7,13 +7,14 @@ import { Dialect, ast, generate, parse, validate } from '@polyglot-sql/sdk';
 import type { Node } from './ast-node.js';
 
 /** Every SQL dialect shoal reads or writes. The user-facing dialect is always `postgres`. */
-export type SqlDialect = 'postgres' | 'duckdb' | 'mysql' | 'sqlite';
+export type SqlDialect = 'postgres' | 'duckdb' | 'mysql' | 'sqlite' | 'trino';
 
 const DIALECTS: Readonly<Record<SqlDialect, Dialect>> = {
   postgres: Dialect.PostgreSQL,
   duckdb: Dialect.DuckDB,
   mysql: Dialect.MySQL,
   sqlite: Dialect.SQLite,
+  trino: Dialect.Trino,
 };
 
 export type ParseOutcome =

@@ -1,7 +1,7 @@
 import type { CatalogTable } from './catalog.js';
 import { type DirectDialect, certify } from './certified-subset.js';
 import type { MysqlFlavour } from './dialects/mysql.js';
-import type { GenerationTarget } from './generate.js';
+import type { EngineDialect, GenerationTarget } from './generate.js';
 import type { GovernedStatement } from './govern.js';
 
 /** Where a governed query runs. */
@@ -10,6 +10,8 @@ export type Route =
   | { readonly kind: 'direct'; readonly sourceId: string; readonly dialect: DirectDialect };
 
 export interface RouteOptions {
+  /** The federation engine the engine route generates for (default duckdb). */
+  readonly engine?: EngineDialect;
   /** `engine` forces the engine route; `auto` (default) runs directly when certified. */
   readonly route?: 'auto' | 'engine';
   /** Whether a source may be queried directly (e.g. false while it is down or landed-only). */
@@ -35,7 +37,6 @@ export function directDialectOf(sourceType: string): { dialect: DirectDialect; f
   }
 }
 
-const ENGINE: GenerationTarget = { kind: 'engine' };
 
 /**
  * PostgreSQL semantics are the contract on every route: a query runs directly on its one
@@ -43,7 +44,8 @@ const ENGINE: GenerationTarget = { kind: 'engine' };
  * construct of the governed query is in the subset certified for that dialect.
  */
 export function decideRoute(gov: GovernedStatement, options: RouteOptions = {}): RouteDecision {
-  const engine = (reason: string): RouteDecision => ({ route: { kind: 'engine' }, target: ENGINE, reason });
+  const engineTarget: GenerationTarget = options.engine === undefined || options.engine === 'duckdb' ? { kind: 'engine' } : { kind: 'engine', engine: options.engine };
+  const engine = (reason: string): RouteDecision => ({ route: { kind: 'engine' }, target: engineTarget, reason });
   if (options.route === 'engine') return engine('engine route requested');
   const tables: readonly CatalogTable[] = gov.tables;
   if (tables.length === 0) return engine('no source table');

@@ -20,6 +20,7 @@ import { registerRetract } from './commands/retract.js';
 import { registerRoles } from './commands/roles.js';
 import { registerServe } from './commands/serve.js';
 import { registerSet } from './commands/set.js';
+import { registerProcess } from './commands/process.js';
 import { registerSign } from './commands/sign.js';
 import { registerStatus } from './commands/status.js';
 import { registerSync } from './commands/sync.js';
@@ -71,6 +72,7 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerTest,
     registerVerify,
     registerSign,
+    registerProcess,
     registerActor,
     registerServe,
     registerSync,

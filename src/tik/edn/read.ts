@@ -85,6 +85,11 @@ function textOf(v: EdnValue): string {
   return emit(v);
 }
 
+/** Equality texts of the list-holding keys seen so far in one collection (allocated only when one is). */
+interface ListIds {
+  set: Set<string> | undefined;
+}
+
 const EOF = Symbol('eof');
 const CLOSED = Symbol('closed');
 
@@ -287,7 +292,7 @@ class Reader {
       m = EdnMap.single(pairs[0]![0], pairs[0]![1]);
     } else {
       const byText = new Map<string, readonly [EdnValue, EdnValue]>();
-      const listIds = new Set<string>();
+      const listIds: ListIds = { set: undefined };
       for (const [k, v, keyAt] of pairs) {
         const text = this.keyText(k);
         if (this.isDuplicate(k, text, byText, listIds)) {
@@ -297,7 +302,12 @@ class Reader {
       }
       m = EdnMap.adopt(byText);
     }
-    markLists(m, pairs.flatMap(([k, v]) => [k, v]));
+    for (const [k, v] of pairs) {
+      if (holdsList(k) || holdsList(v)) {
+        listHolders.add(m);
+        break;
+      }
+    }
     return m;
   }
 
@@ -323,12 +333,12 @@ class Reader {
    * A value without lists has its canonical text as its equality text, so only values holding a
    * list need the equality text; those are remembered in `listIds`.
    */
-  isDuplicate(v: EdnValue, text: string, byText: Map<string, unknown>, listIds: Set<string>): boolean {
+  isDuplicate(v: EdnValue, text: string, byText: Map<string, unknown>, listIds: ListIds): boolean {
     if (byText.has(text)) return true;
-    if (typeof v !== 'object' || v === null || v instanceof Keyword || !holdsList(v)) return listIds.size > 0 && listIds.has(text);
+    if (typeof v !== 'object' || v === null || v instanceof Keyword || !holdsList(v)) return listIds.set !== undefined && listIds.set.has(text);
     const id = equalityText(v);
-    if (byText.has(id) || listIds.has(id)) return true;
-    listIds.add(id);
+    if (byText.has(id) || listIds.set?.has(id) === true) return true;
+    (listIds.set ??= new Set()).add(id);
     return false;
   }
 
@@ -348,7 +358,7 @@ class Reader {
       set = EdnSet.single(members[0]![0]);
     } else {
       const byText = new Map<string, EdnValue>();
-      const listIds = new Set<string>();
+      const listIds: ListIds = { set: undefined };
       for (const [v, at] of members) {
         const text = this.keyText(v);
         if (this.isDuplicate(v, text, byText, listIds)) {

@@ -21,6 +21,11 @@ export interface BundleBlob {
   readonly ticket: string;
   readonly bytes: Uint8Array;
 }
+/** A definition's publication signature, `<hash>.sig.<fpr16>` (namespace `tik-process`). */
+export interface BundleProcessSidecar {
+  readonly name: string;
+  readonly bytes: Uint8Array;
+}
 export interface Bundle {
   /** Canonical process definition texts, archived under their hash. */
   readonly processes: readonly string[];
@@ -28,11 +33,13 @@ export interface Bundle {
   /** Parents before children within a ticket. */
   readonly events: readonly BundleEvent[];
   readonly sidecars: readonly BundleSidecar[];
+  /** Signatures of the definitions in `processes` (they travel with their definition). */
+  readonly processSidecars?: readonly BundleProcessSidecar[];
 }
 
 export const BUNDLE_MAGIC = Uint8Array.from(Buffer.from('TIKB', 'ascii'));
 export const BUNDLE_VERSION = 1;
-export const RecordKind = Object.freeze({ End: 0, Event: 1, Sidecar: 2, Blob: 3, Process: 4 });
+export const RecordKind = Object.freeze({ End: 0, Event: 1, Sidecar: 2, Blob: 3, Process: 4, ProcessSidecar: 5 });
 /** Per-record limits: the admission limits every write path shares (`store/admission/limits.ts`). */
 export const LIMITS = ADMISSION_LIMITS;
 
@@ -54,6 +61,11 @@ export function encodeBundle(b: Bundle): Uint8Array {
   for (const p of b.processes) {
     w.byte(RecordKind.Process);
     w.lengthPrefixed(Buffer.from(p, 'utf8'));
+  }
+  for (const s of b.processSidecars ?? []) {
+    w.byte(RecordKind.ProcessSidecar);
+    w.lengthPrefixed(Buffer.from(s.name, 'utf8'));
+    w.lengthPrefixed(s.bytes);
   }
   for (const blob of b.blobs) {
     w.byte(RecordKind.Blob);
@@ -91,6 +103,7 @@ export function decodeBundle(body: Uint8Array): Bundle {
   const blobs: BundleBlob[] = [];
   const events: BundleEvent[] = [];
   const sidecars: BundleSidecar[] = [];
+  const processSidecars: BundleProcessSidecar[] = [];
   for (;;) {
     const kind = r.byte('record kind (the end record is missing)');
     if (kind === RecordKind.End) break;
@@ -104,14 +117,17 @@ export function decodeBundle(body: Uint8Array): Bundle {
       const ticket = uuidText(r.bytes(16, 'sidecar ticket'));
       const name = Buffer.from(r.lengthPrefixed('sidecar name', LIMITS.name)).toString('utf8');
       sidecars.push({ ticket, name, bytes: r.lengthPrefixed('sidecar bytes', LIMITS.sidecar) });
+    } else if (kind === RecordKind.ProcessSidecar) {
+      const name = Buffer.from(r.lengthPrefixed('process sidecar name', LIMITS.name)).toString('utf8');
+      processSidecars.push({ name, bytes: r.lengthPrefixed('process sidecar bytes', LIMITS.sidecar) });
     } else {
-      throw new TikError('sync/bad-bundle', `sync bundle has an unknown record kind ${kind} at offset ${r.offset - 1}`, { where: `sync bundle @${r.offset - 1}`, hint: 'kinds are 0 end, 1 event, 2 sidecar, 3 blob, 4 process' });
+      throw new TikError('sync/bad-bundle', `sync bundle has an unknown record kind ${kind} at offset ${r.offset - 1}`, { where: `sync bundle @${r.offset - 1}`, hint: 'kinds are 0 end, 1 event, 2 sidecar, 3 blob, 4 process, 5 process signature' });
     }
   }
   if (!r.done) {
     throw new TikError('sync/bad-bundle', `sync bundle has ${body.length - r.offset} byte(s) after its end record`, { where: `sync bundle @${r.offset}`, hint: 'the body was corrupted in transit; retry' });
   }
-  return { processes, blobs, events, sidecars };
+  return { processes, blobs, events, sidecars, ...(processSidecars.length > 0 ? { processSidecars } : {}) };
 }
 
 /** A fetch request: `varint(count)` then `count` 32-byte ids. */

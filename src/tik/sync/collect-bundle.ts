@@ -2,7 +2,7 @@ import { Keyword } from '../edn/value.js';
 import { parseEvent, type TikEvent } from '../kernel/index.js';
 import type { EventStore } from '../store/store.js';
 import { SIDECAR_NAME, sha256Id } from '../store/store-names.js';
-import type { Bundle, BundleBlob, BundleEvent, BundleSidecar } from './bundle.js';
+import type { Bundle, BundleBlob, BundleEvent, BundleProcessSidecar, BundleSidecar } from './bundle.js';
 import { parentsFirst } from './parents-first.js';
 import type { StoreIndex } from './store-index.js';
 
@@ -37,6 +37,7 @@ export async function collectBundle(store: EventStore, index: Pick<StoreIndex, '
   const blobs: BundleBlob[] = [];
   const events: BundleEvent[] = [];
   const sidecars: BundleSidecar[] = [];
+  const processSidecars: BundleProcessSidecar[] = [];
   // Encoded size so far, with a generous allowance for each record's header.
   let size = 0;
   const RECORD = 64;
@@ -67,7 +68,9 @@ export async function collectBundle(store: EventStore, index: Pick<StoreIndex, '
       if (typeof hash === 'string' && /^sha256-[0-9a-f]{64}$/.test(hash) && !seenBlobs.has(hash)) blob = await store.readBlob(ticket, hash);
       const pin = type === ':ticket/create' ? p.event.body.get(PROCESS_HASH) : type === ':process/migrate' ? p.event.body.get(MIGRATE_HASH) : undefined;
       const text = typeof pin === 'string' && /^sha256-[0-9a-f]{64}$/.test(pin) && !processes.has(pin) ? await store.readProcessByHash(pin) : undefined;
-      const cost = p.bytes.length + RECORD + (blob ? blob.length + RECORD : 0) + (text !== undefined ? Buffer.byteLength(text) + RECORD : 0);
+      const signatures = text !== undefined && typeof pin === 'string' ? await definitionSignatures(store, pin) : [];
+      const cost =
+        p.bytes.length + RECORD + (blob ? blob.length + RECORD : 0) + (text !== undefined ? Buffer.byteLength(text) + RECORD : 0) + signatures.reduce((n, s) => n + s.bytes.length + s.name.length + RECORD, 0);
       if (events.length > 0 && size + cost > maxBytes) {
         full = true;
         break;
@@ -79,7 +82,10 @@ export async function collectBundle(store: EventStore, index: Pick<StoreIndex, '
         seenBlobs.add(hash);
         blobs.push({ ticket, bytes: blob });
       }
-      if (text !== undefined && typeof pin === 'string') processes.set(pin, text);
+      if (text !== undefined && typeof pin === 'string') {
+        processes.set(pin, text);
+        processSidecars.push(...signatures);
+      }
     }
     for (const name of await store.sidecarNames(ticket)) {
       const m = SIDECAR_NAME.exec(name);
@@ -92,5 +98,17 @@ export async function collectBundle(store: EventStore, index: Pick<StoreIndex, '
     }
     if (full) break;
   }
-  return { processes: [...processes.values()], blobs, events, sidecars };
+  return { processes: [...processes.values()], blobs, events, sidecars, ...(processSidecars.length > 0 ? { processSidecars } : {}) };
+}
+
+/** The publication signatures (`<hash>.sig.<fpr16>`) stored beside an archived definition. */
+async function definitionSignatures(store: EventStore, hash: string): Promise<BundleProcessSidecar[]> {
+  const out: BundleProcessSidecar[] = [];
+  for (const name of await store.processSidecarNames(hash)) {
+    const m = SIDECAR_NAME.exec(name);
+    if (m?.[1] !== hash || m[2] !== 'sig') continue;
+    const bytes = await store.readProcessSidecar(hash, name);
+    if (bytes !== undefined) out.push({ name, bytes });
+  }
+  return out;
 }

@@ -78,7 +78,7 @@ export interface ReceiveOptions {
 /**
  * Receives a transfer: decode (a truncated body is an error), apply the replica's filter (what it
  * refuses is reported, never stored), admit the rest, then store
- * definitions, blobs, events parents-first, and sidecars last. Appends are idempotent, so a
+ * definitions (with their signatures), blobs, events parents-first, and sidecars last. Appends are idempotent, so a
  * repeated or overlapping transfer stores nothing twice; an interrupted one left a parent-closed
  * prefix per ticket that the next round completes.
  */
@@ -98,6 +98,9 @@ export async function receiveBundle(store: EventStore, body: Uint8Array, options
     await store.archiveProcess(text);
     processes++;
   }
+  let sidecars = 0;
+  // a definition's signatures are stored beside it (counted with the sidecars)
+  for (const s of ok.processSidecars) if (await store.putProcessSidecar(s.hash, s.name, s.bytes)) sidecars++;
   let blobs = 0;
   for (const b of ok.blobs) {
     await store.putBlob(b.ticket, b.bytes);
@@ -123,7 +126,6 @@ export async function receiveBundle(store: EventStore, body: Uint8Array, options
     }
   };
   await Promise.all(Array.from({ length: Math.min(APPEND_CONCURRENCY, queue.length) }, worker));
-  let sidecars = 0;
   for (const s of ok.sidecars) if (await store.putSidecar(s.ticket, s.name, s.bytes)) sidecars++;
   return { stored, present, sidecars, blobs, processes, ...(ok.deferred.length > 0 ? { deferred: ok.deferred.length } : {}), ...(refused.length > 0 ? { refused } : {}) };
 }

@@ -12,7 +12,8 @@ import { T0, cleanup, supportStore, tempDir, tik } from '../../tik/cli/harness.j
 // Authorship with real `tik serve` processes (issue 12): bearer tokens map a principal to the
 // actors it may write as; under `--admit signed` only events signed by their own actor's
 // registered key get in — on the write API (refused outright) and on sync push — and a signed
-// event relayed through a middle replica that checks nothing is admitted at the far end.
+// event relayed through a middle replica that checks nothing is admitted at the far end, with the
+// definition it pins, which the signed replica admits only as published (`tik process sign`).
 
 const dirs: string[] = [];
 const procs: ServerProcess[] = [];
@@ -114,6 +115,8 @@ describe('tik serve --admit signed (real processes)', () => {
     // Alice's own store: one ticket signed by alice, one unsigned, one "alice" signed by mallory.
     const home = await supportStore();
     dirs.push(home);
+    // alice publishes the definition her tickets pin: C admits no definition without that
+    expect((await tik(home, ['process', 'sign', 'support-request', '--key', alice])).code).toBe(0);
     const signed = (await tik(home, ['--actor', 'alice', 'new', 'support-request', '--title', 'signed'], { TIK_KEY: alice })).stdout.trim();
     const unsigned = (await tik(home, ['--actor', 'alice', 'new', 'support-request', '--title', 'unsigned'])).stdout.trim();
     const forged = (await tik(home, ['--actor', 'alice', 'new', 'support-request', '--title', 'forged'], { TIK_KEY: mallory })).stdout.trim();
@@ -162,6 +165,7 @@ describe('tik serve --admit signed (real processes)', () => {
     // The open replica O holds one ticket signed by alice and one unsigned ticket.
     const open = await supportStore();
     dirs.push(open);
+    expect((await tik(open, ['process', 'sign', 'support-request', '--key', alice])).code).toBe(0);
     const signed = (await tik(open, ['--actor', 'alice', 'new', 'support-request', '--title', 'signed'], { TIK_KEY: alice })).stdout.trim();
     const unsigned = (await tik(open, ['--actor', 'alice', 'new', 'support-request', '--title', 'unsigned'])).stdout.trim();
     const o = await serve(open, ['--open-writes']);

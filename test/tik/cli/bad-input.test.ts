@@ -187,6 +187,10 @@ describe('bad input never crashes and never writes', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/private key/);
     expect(snapshot(d)).toEqual(before);
+    // process sign: the same key rules; an unknown definition names the known ones
+    expect(await refuses(d, ['process', 'sign', 'support-request'], 2)).toMatch(/no signing key: pass --key FILE or set TIK_KEY/);
+    expect(await refuses(d, ['process', 'sign', 'nope', '--key', 'garbage-key'], 1)).toMatch(/private key/);
+    expect(snapshot(d)).toEqual(before);
   });
 
   it('a TIK_KEY that cannot be read writes nothing', async () => {

@@ -12,7 +12,7 @@ describe('the compiled tik command', () => {
   it('--help lists every verb and the conventions', () => {
     const r = tikDist(process.cwd(), ['--help']);
     expect(r.code).toBe(0);
-    for (const verb of ['init', 'new', 'set', 'retract', 'dispute', 'attach', 'comment', 'attest', 'recur', 'status', 'explain', 'log', 'diff', 'next', 'ls', 'lint', 'test', 'verify', 'sign', 'actor']) {
+    for (const verb of ['init', 'new', 'set', 'retract', 'dispute', 'attach', 'comment', 'attest', 'recur', 'status', 'explain', 'log', 'diff', 'next', 'ls', 'lint', 'test', 'verify', 'sign', 'process', 'actor']) {
       expect(r.stdout).toMatch(new RegExp(`^  ${verb}\\b`, 'm'));
     }
     expect(r.stdout).toMatch(/--root/);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ByteReader, ByteWriter, encodeVarint } from '../../../src/tik/sync/byte-io.js';
 import { MAX_BOUND, TimestampCodec, minimalBound, type Bound } from '../../../src/tik/sync/bound.js';
-import { ItemSet, Reconciler, decodeIdList, encodeIdList } from '../../../src/tik/sync/index.js';
+import { ItemSet, Reconciler, decodeBundle, decodeIdList, encodeBundle, encodeIdList } from '../../../src/tik/sync/index.js';
 
 // Pins the byte layouts docs/tik-sync.md specifies, so a second implementation can rely on them.
 
@@ -72,5 +72,12 @@ describe('wire format', () => {
     expect(hex(body)).toBe(`02${'ab'.repeat(32)}${'01'.repeat(32)}`);
     expect(decodeIdList(body)).toEqual(ids);
     expect(() => decodeIdList(Buffer.concat([body, Buffer.from([0])]))).toThrow(/trailing byte/);
+  });
+
+  it("a definition's signature is record kind 5: length-prefixed name, length-prefixed bytes", () => {
+    const name = `sha256-${'cd'.repeat(32)}.sig.${'0f'.repeat(8)}`;
+    const body = encodeBundle({ processes: [], blobs: [], events: [], sidecars: [], processSidecars: [{ name, bytes: Uint8Array.of(1, 2, 3) }] });
+    expect(hex(body)).toBe(`${hex(Buffer.from('TIKB'))}01` + `05${(name.length).toString(16)}${hex(Buffer.from(name))}03010203` + '00');
+    expect(decodeBundle(body)).toEqual({ processes: [], blobs: [], events: [], sidecars: [], processSidecars: [{ name, bytes: Uint8Array.of(1, 2, 3) }] });
   });
 });

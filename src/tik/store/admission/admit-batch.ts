@@ -12,6 +12,8 @@
  * - a blob must be named by an admitted `:artifact/attach` of its own ticket;
  * - a sidecar must belong to an event stored or admitted, and be a valid signature of it; a valid
  *   stored sidecar is never replaced by another unless both are valid (union, `admit-sidecar.ts`);
+ * - a definition's publication signature must belong to a definition of the batch and be a valid
+ *   `tik-process` signature of its bytes (the same union rule);
  * - a fetch answer may hold only what was asked for (`admission/unrequested`).
  *
  * Any refusal refuses the whole batch before anything is written.
@@ -21,7 +23,7 @@ import type { TikEvent } from '../../kernel/index.js';
 import type { EventStore } from '../store.js';
 import { CONTENT_ID, SIDECAR_NAME, sha256Id } from '../store-names.js';
 import { admitEventBytes, admitProcessText, checkSize, refusal } from './admit-record.js';
-import { admitSidecar, replacesStored } from './admit-sidecar.js';
+import { admitSidecar, definitionSidecarProblem, replacesStored } from './admit-sidecar.js';
 import { ADMISSION_LIMITS } from './limits.js';
 
 export interface BatchEvent {
@@ -38,12 +40,18 @@ export interface BatchBlob {
   readonly ticket: string;
   readonly bytes: Uint8Array;
 }
+/** A definition's publication signature `<hash>.sig.<fpr16>`. */
+export interface BatchProcessSidecar {
+  readonly name: string;
+  readonly bytes: Uint8Array;
+}
 /** What arrives: the shape of a sync bundle. */
 export interface AdmissionBatch {
   readonly processes: readonly string[];
   readonly blobs: readonly BatchBlob[];
   readonly events: readonly BatchEvent[];
   readonly sidecars: readonly BatchSidecar[];
+  readonly processSidecars?: readonly BatchProcessSidecar[];
 }
 
 /** An event held back, with why. */
@@ -60,6 +68,8 @@ export interface AdmittedBatch {
   readonly blobs: readonly BatchBlob[];
   readonly events: readonly (BatchEvent & { readonly event: TikEvent })[];
   readonly sidecars: readonly BatchSidecar[];
+  /** Definition signatures to store (after the definitions), each naming its definition's hash. */
+  readonly processSidecars: readonly (BatchProcessSidecar & { readonly hash: string })[];
   readonly deferred: readonly DeferredEvent[];
 }
 
@@ -219,7 +229,27 @@ export async function admitBatch(store: EventStore, batch: AdmissionBatch, optio
     await admitSidecar(s.ticket, s.name, s.bytes, eventBytes);
     if (await replacesStored(s.name, s.bytes, await store.readSidecar(s.ticket, s.name), eventBytes)) sidecars.push(s);
   }
-  return { processes: [...processes.values()], blobs, events, sidecars, deferred };
+
+  // 7. definition signatures: valid over a definition sent in this batch; union with what is stored
+  const sentDefinitions = new Map<string, Uint8Array>();
+  for (const text of batch.processes) {
+    const b = Buffer.from(text, 'utf8');
+    sentDefinitions.set(sha256Id(b), b);
+  }
+  const processSidecars: (BatchProcessSidecar & { readonly hash: string })[] = [];
+  for (const s of batch.processSidecars ?? []) {
+    const where = `processes/by-hash/${s.name}`;
+    checkSize('a definition signature', s.bytes.length, ADMISSION_LIMITS.sidecar, where);
+    const m = SIDECAR_NAME.exec(s.name);
+    if (m?.[2] !== 'sig') throw refusal('bad-sidecar', `definition signature name ${JSON.stringify(s.name)} is not <hash>.sig.<fpr16>`, where, 'the sender sent an unexpected file');
+    const hash = m[1]!;
+    const definition = sentDefinitions.get(hash);
+    if (definition === undefined) throw refusal('orphan-sidecar', `definition signature ${s.name} names a definition that is not sent`, where, 'definition signatures travel with their definition');
+    const problem = await definitionSidecarProblem(s.name, s.bytes, definition);
+    if (problem !== undefined) throw refusal('bad-sidecar', `definition signature ${s.name} is refused: ${problem}`, where, "a definition's signature must be an SSHSIG (namespace tik-process) over its canonical bytes by the key its name names");
+    if (await replacesStored(s.name, s.bytes, await store.readProcessSidecar(hash, s.name), definition, definitionSidecarProblem)) processSidecars.push({ ...s, hash });
+  }
+  return { processes: [...processes.values()], blobs, events, sidecars, processSidecars, deferred };
 }
 
 /** True if the store archives `hash` and the archived text hashes to it. */

@@ -6,7 +6,9 @@
  * fingerprint the name carries. Trust in that key (`actors`) is not decided here: that is for
  * guards and `tik verify` (upstream ADR 0011). A stored valid signature is never replaced by an
  * invalid one and never dropped; of two valid ones under one name (a randomized scheme signed
- * twice) every replica keeps the bytewise smaller, so all converge on the same bytes.
+ * twice) every replica keeps the bytewise smaller, so all converge on the same bytes. A
+ * definition's publication signature `<hash>.sig.<fpr16>` (`tik-process`) follows the same rules
+ * over the definition's canonical bytes.
  */
 import { fpr16, parseSshSignature, verifySshSignature } from '../../../core/sshsig.js';
 import { sshKeygenVerify } from '../../verify/ssh-keygen-fallback.js';
@@ -15,13 +17,28 @@ import { checkSize, refusal } from './admit-record.js';
 import { ADMISSION_LIMITS } from './limits.js';
 
 const NAMESPACES = Object.freeze({ sig: 'tik-event', witness: 'tik-witness' } as const);
+/** Namespace of a definition's publication signature (`tik process sign`). */
+const PROCESS_NAMESPACE = 'tik-process';
 
 /** Why a sidecar is not a valid signature of `eventBytes`, or undefined if it is one. */
 export async function sidecarProblem(name: string, bytes: Uint8Array, eventBytes: Uint8Array): Promise<string | undefined> {
   const m = SIDECAR_NAME.exec(name);
   if (!m) return 'the name is not <id>.sig.<fpr16> or <id>.witness.<fpr16>';
+  return signatureProblem(bytes, eventBytes, NAMESPACES[m[2] as 'sig' | 'witness'], m[3]!, "the event's");
+}
+
+/**
+ * Why a definition's sidecar is not a valid publication signature of `definitionBytes` (name
+ * `<hash>.sig.<fpr16>`, namespace `tik-process`), or undefined if it is one.
+ */
+export async function definitionSidecarProblem(name: string, bytes: Uint8Array, definitionBytes: Uint8Array): Promise<string | undefined> {
+  const m = SIDECAR_NAME.exec(name);
+  if (m?.[2] !== 'sig') return 'the name is not <hash>.sig.<fpr16>';
+  return signatureProblem(bytes, definitionBytes, PROCESS_NAMESPACE, m[3]!, "the definition's");
+}
+
+async function signatureProblem(bytes: Uint8Array, subject: Uint8Array, namespace: string, namedFpr: string, whose: string): Promise<string | undefined> {
   if (bytes.length > ADMISSION_LIMITS.sidecar) return 'it is larger than the sidecar limit';
-  const namespace = NAMESPACES[m[2] as 'sig' | 'witness'];
   let sig;
   try {
     sig = parseSshSignature(bytes);
@@ -29,14 +46,14 @@ export async function sidecarProblem(name: string, bytes: Uint8Array, eventBytes
     return `it is not an SSH signature (${(e as Error).message})`;
   }
   const keyFpr = fpr16(Buffer.from(sig.publicKeyBlob).toString('base64'));
-  if (keyFpr !== m[3]) return `it is signed by the key ${keyFpr}, not by ${m[3]} that its name claims`;
+  if (keyFpr !== namedFpr) return `it is signed by the key ${keyFpr}, not by ${namedFpr} that its name claims`;
   if (sig.namespace !== namespace) return `its namespace is "${sig.namespace}", not "${namespace}"`;
   if (sig.publicKey !== undefined) {
-    const r = verifySshSignature(bytes, eventBytes, namespace);
-    return r.ok ? undefined : `it does not verify over the event's bytes (${r.reason})`;
+    const r = verifySshSignature(bytes, subject, namespace);
+    return r.ok ? undefined : `it does not verify over ${whose} bytes (${r.reason})`;
   }
-  const r = await sshKeygenVerify(bytes, eventBytes, namespace, sig.publicKeyType, Buffer.from(sig.publicKeyBlob).toString('base64'));
-  return r.ok ? undefined : `it does not verify over the event's bytes (${r.reason})`;
+  const r = await sshKeygenVerify(bytes, subject, namespace, sig.publicKeyType, Buffer.from(sig.publicKeyBlob).toString('base64'));
+  return r.ok ? undefined : `it does not verify over ${whose} bytes (${r.reason})`;
 }
 
 /** Refuses (`admission/bad-sidecar`) a sidecar that is not a valid signature of its event. */
@@ -54,9 +71,15 @@ export async function admitSidecar(ticket: string, name: string, bytes: Uint8Arr
  * is stored, when the stored one is not valid (damage from before admission), or when both are
  * valid and the new one is bytewise smaller (deterministic union). Never when the bytes are equal.
  */
-export async function replacesStored(name: string, incoming: Uint8Array, stored: Uint8Array | undefined, eventBytes: Uint8Array): Promise<boolean> {
+export async function replacesStored(
+  name: string,
+  incoming: Uint8Array,
+  stored: Uint8Array | undefined,
+  eventBytes: Uint8Array,
+  problem: (name: string, bytes: Uint8Array, subject: Uint8Array) => Promise<string | undefined> = sidecarProblem,
+): Promise<boolean> {
   if (stored === undefined) return true;
   if (Buffer.compare(stored, incoming) === 0) return false;
-  if ((await sidecarProblem(name, stored, eventBytes)) !== undefined) return true;
+  if ((await problem(name, stored, eventBytes)) !== undefined) return true;
   return Buffer.compare(incoming, stored) < 0;
 }
