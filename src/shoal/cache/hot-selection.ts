@@ -7,11 +7,14 @@
  * - `hot: false`: never.
  * `auto_threshold: 0` turns automatic selection off (only `hot: true` tables are cached).
  * Derived tables (view_sql, MVs) are never hot: they have no rows of their own to cache. Tables of
- * tik sources are never automatic: their stages are derived from `now` at query time.
+ * tik sources are never automatic: their stages are derived from `now` at query time. A table with
+ * no change signal (hot-signal.ts) is never automatic either: its copy could only be bounded by
+ * `refresh_interval`, which an operator must ask for (`hot: true`).
  */
 import { sha256Hex } from '../../core/hash.js';
 import { canonicalJson } from '../registry/canonical-json.js';
 import { connectionFingerprint } from './connection-fingerprint.js';
+import { type HotSignalSpec, hotSignalSpec } from './hot-signal.js';
 import { type CatalogModel, DERIVED_SOURCE_ID, type HotTablesConfig, type TableConfig, qualifiedName, tableId } from '../config/model.js';
 
 export type HotReason = 'explicit' | 'relationship' | 'auto';
@@ -26,6 +29,8 @@ export interface HotCandidate {
   readonly maxRows: number;
   /** A digest of the table's and its source's definitions: rows stored under another are ignored. */
   readonly fingerprint: string;
+  /** Where the table's change signal comes from (`none`: the copy is bounded by refresh_interval alone). */
+  readonly signal: HotSignalSpec;
 }
 
 /** The candidates of a catalog; `reachable` says whether a table's source can be read by the engine. */
@@ -38,11 +43,14 @@ export function hotCandidates(model: CatalogModel, bounds: HotTablesConfig, reac
     const source = model.sources.find((s) => s.id === t.source_id);
     // the table's definition and where its source points (never its secret): rows of another are ignored
     const fingerprint = sha256Hex(canonicalJson({ table: t, source: source ?? null, connection: source ? connectionFingerprint(source) : null }));
-    const base = { key, table: t, fingerprint };
+    const signal = hotSignalSpec(t, source);
+    const base = { key, table: t, fingerprint, signal };
     if (t.hot === true) out.push({ ...base, reason: 'explicit', maxRows: bounds.max_rows });
     else if (bounds.auto_threshold === 0) continue; // automatic selection off
     // a tik table's stages are derived at query time from `now`: a copy would freeze them
-    else if (model.sources.find((s) => s.id === t.source_id)?.type === 'tik') continue;
+    else if (source?.type === 'tik') continue;
+    // no change signal: a copy could differ from the source for a whole refresh_interval
+    else if (signal.kind === 'none') continue;
     else if (manyToOneTargets.has(tableId(t).toLowerCase()) || manyToOneTargets.has(key)) out.push({ ...base, reason: 'relationship', maxRows: bounds.max_rows });
     else out.push({ ...base, reason: 'auto', maxRows: Math.min(bounds.auto_threshold, bounds.max_rows) });
   }

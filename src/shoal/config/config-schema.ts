@@ -126,6 +126,7 @@ export const cacheSchema = z.object({
 export const hotTablesSchema = z.object({
   auto_threshold: optional(nonNegInt),
   refresh_interval: optional(int.pipe(z.number().int().min(1))),
+  revalidate_interval: optional(z.preprocess((v) => (typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v), z.number().positive().max(86_400))),
   max_rows: optional(nonNegInt),
   max_bytes: optional(nonNegInt),
 });

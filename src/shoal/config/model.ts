@@ -207,6 +207,11 @@ export interface HotTablesConfig {
   readonly auto_threshold: number;
   /** Seconds. */
   readonly refresh_interval: number;
+  /**
+   * Seconds: a hot copy of a table with a change signal is served only while its stamp was found
+   * to match the source at most this long ago (cache/hot-signal.ts).
+   */
+  readonly revalidate_interval: number;
   readonly max_rows: number;
   readonly max_bytes: number;
 }
@@ -269,7 +274,7 @@ export const DEFAULT_RELATIONSHIP_REFRESH_INTERVAL = 300;
 export const DEFAULT_STATEFUL: StatefulConfig = deepFreeze({
   control_plane: { catalog: 'config', pool_min: 2, pool_max: 10 },
   cache: { enabled: true, default_ttl: 300 },
-  hot_tables: { auto_threshold: 1000, refresh_interval: 300, max_rows: 1000, max_bytes: 10_485_760 },
+  hot_tables: { auto_threshold: 1000, refresh_interval: 300, revalidate_interval: 1, max_rows: 1000, max_bytes: 10_485_760 },
   federation_engine: 'duckdb',
   server: {},
   audit: DEFAULT_AUDIT,

@@ -85,7 +85,7 @@ export interface ServerConfig {
 export const DEFAULT_CORS: Omit<CorsConfig, 'origins'> = {
   methods: ['GET', 'POST', 'DELETE'],
   headers: ['accept', 'authorization', 'content-type', 'x-provisa-role'],
-  expose_headers: ['x-shoal-route', 'x-shoal-mv', 'x-shoal-hot', 'x-provisa-cache', 'x-provisa-cache-age', 'x-shoal-cache-reason'],
+  expose_headers: ['x-shoal-route', 'x-shoal-mv', 'x-shoal-hot', 'x-shoal-hot-age', 'x-provisa-cache', 'x-provisa-cache-age', 'x-shoal-cache-reason'],
   credentials: false,
   max_age: 600,
 };

@@ -5,6 +5,7 @@
  * (`duckdb/`, later `trino/`), with the same file shape.
  */
 import type { CatalogEntry, TableRef } from './catalog-entry.js';
+import type { ResidentTables } from './resident-tables.js';
 
 /** A scalar a caller may bind as a query parameter or use in a pushed-down predicate. */
 export type SqlLiteral = string | number | bigint | boolean | null;
@@ -93,6 +94,8 @@ export interface SourceHealth {
 
 export interface Engine {
   readonly name: 'duckdb' | 'trino';
+  /** Tables the engine keeps between queries (hot-table copies), when it can hold any. */
+  readonly resident?: ResidentTables;
   /**
    * Make the engine catalog exactly the projection of `entries`: create what is missing,
    * re-project what is stale or was dropped behind our back, remove what is no longer listed.

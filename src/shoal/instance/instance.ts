@@ -8,7 +8,7 @@
  * mutates the registry, so every instance converges on the same catalog within the poll interval.
  */
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isCodedError } from '../../core/errors.js';
@@ -21,7 +21,9 @@ import { openIdentityStore, type IdentityStore } from '../registry/identity-stor
 import { openSqlClient } from '../../core/sql/open-sql-client.js';
 import type { SqlClient } from '../../core/sql/sql-client.js';
 import { ResultCache, type ResultCacheOptions } from '../cache/result-cache.js';
-import { HotCache, type HotStatus } from '../cache/hot-cache.js';
+import { HotCache, type HotBinding, type HotStatus } from '../cache/hot-cache.js';
+import { hotAgeHeader } from '../cache/hot-age.js';
+import { readHotSignal } from '../cache/hot-signal.js';
 import type { HotBackend } from '../cache/hot-backend.js';
 import { hotCandidates, type HotCandidate } from '../cache/hot-selection.js';
 import { MemoryHotBackend } from '../cache/memory-hot-backend.js';
@@ -33,7 +35,7 @@ import { DuckDbEngine } from '../engine/duckdb/duckdb-engine.js';
 import { TrinoEngine } from '../engine/trino/trino-engine.js';
 import type { Engine, RowBatch } from '../engine/engine.js';
 import { ShoalError } from '../errors.js';
-import { bindMvRelations, engineNameWithMvs } from '../mv/mv-relation.js';
+import { engineNameWithMvs } from '../mv/mv-relation.js';
 import { MvService } from '../mv/mv-service.js';
 import { MvScheduler } from '../mv/scheduler.js';
 import { SnapshotStore, storeDirectory } from '../mv/snapshot-store.js';
@@ -279,6 +281,8 @@ export class ShoalInstance implements QueryService {
       return { columns: batches[0]?.columns ?? [], rows: batches.flatMap((b) => b.rows) };
     };
     const relation = (t: TableConfig) => engineNameWithMvs(t).map((p) => `"${p.replace(/"/g, '""')}"`).join('.');
+    const resident = engine.resident;
+    if (!resident) return undefined; // an engine that cannot keep tables between queries has no hot tier
     return new HotCache({
       backend,
       bounds: this.options.config.stateful.hot_tables,
@@ -296,13 +300,43 @@ export class ShoalInstance implements QueryService {
           const cols = c.table.columns.map((col) => `"${col.name.replace(/"/g, '""')}"`).join(', ');
           return drain(`SELECT ${cols} FROM ${relation(c.table)} LIMIT ${limit}`, signal, c);
         },
-        verify: async (body, signal) => void (await drain(`SELECT count(*) FROM (${body}) AS v`, signal)),
+        probe: (c, signal) =>
+          readHotSignal(c.signal, {
+            fileStat: async (path) => {
+              try {
+                const s = await stat(path, { bigint: true });
+                return { size: s.size, mtimeNs: s.mtimeNs };
+              } catch (e) {
+                if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+                throw e;
+              }
+            },
+            maxWatermark: async (column) => {
+              const direct = await this.maxDirect(c.table, column, signal);
+              if (direct !== undefined) return direct.value;
+              const m = await drain(`SELECT max("${column.replace(/"/g, '""')}") FROM ${relation(c.table)}`, signal, { ...c, table: { ...c.table, columns: c.table.columns.filter((x) => x.name === column) } });
+              return m.rows[0]?.[0] ?? null;
+            },
+          }),
+        install: (name, body) => resident.create(name, body),
+        drop: (name) => resident.drop(name),
       },
     });
   }
 
   /** A table's row count asked of its own source (cheap) when it has a direct driver; undefined otherwise. */
   private async countDirect(t: TableConfig, signal: AbortSignal): Promise<number | undefined> {
+    const r = await this.askDirect(t, () => 'count(*)', signal);
+    return r === undefined ? undefined : Number(r.value ?? 0);
+  }
+
+  /** `MAX(column)` asked of the table's own source when it has a direct driver (a hot table's watermark signal). */
+  private maxDirect(t: TableConfig, column: string, signal: AbortSignal): Promise<{ readonly value: unknown } | undefined> {
+    return this.askDirect(t, (d) => `max(${quoteIdent(d, column)})`, signal);
+  }
+
+  /** One aggregate over a table, run on its own source; undefined when the source has no direct driver. */
+  private async askDirect(t: TableConfig, aggregate: (d: SourceDialect) => string, signal: AbortSignal): Promise<{ readonly value: unknown } | undefined> {
     const source = this.state?.model.sources.find((s) => s.id === t.source_id);
     const direct = source ? directDialectOf(source.type) : undefined;
     const found = this.state?.governance.resolveTable([t.domain_id.toLowerCase(), (t.alias ?? t.table).toLowerCase()]);
@@ -310,8 +344,8 @@ export class ShoalInstance implements QueryService {
     const dialect = DIRECT_DIALECT[direct.dialect]!;
     const { schema, table } = found[0]!.sourceName;
     const from = schema === undefined ? quoteIdent(dialect, table) : `${quoteIdent(dialect, schema)}.${quoteIdent(dialect, table)}`;
-    const r = await this.pool.driver(dialect, source).query(`SELECT count(*) FROM ${from}`, [], signal);
-    return Number(r.rows[0]?.[0] ?? 0);
+    const r = await this.pool.driver(dialect, source).query(`SELECT ${aggregate(dialect)} FROM ${from}`, [], signal);
+    return { value: r.rows[0]?.[0] ?? null };
   }
 
   /** `GET /admin/cache`: the hot tier's backend and per-table status (null when hot tables are off). */
@@ -420,16 +454,22 @@ export class ShoalInstance implements QueryService {
     const limits = limitsOf(this.options.config);
     const measure = checkSqlLimits(req.sql, limits);
     const deadline = requestDeadline(signal, requestTimeoutMs(limits));
-    try {
-      const result = await this.queryWithin(req, measure.tokens, deadline.signal);
-      return { ...result, batches: disposing(result.batches, deadline.dispose) };
-    } catch (e) {
+    // hot copies the query is bound to: leased until the stream ends (a superseded copy is dropped after)
+    const leases: HotBinding[] = [];
+    const done = (): void => {
       deadline.dispose();
+      for (const b of leases.splice(0)) b.release();
+    };
+    try {
+      const result = await this.queryWithin(req, measure.tokens, deadline.signal, leases);
+      return { ...result, batches: disposing(result.batches, done) };
+    } catch (e) {
+      done();
       throw e;
     }
   }
 
-  private async queryWithin(req: QueryRequest, tokens: number, signal: AbortSignal, rechecked = false): Promise<QueryResult> {
+  private async queryWithin(req: QueryRequest, tokens: number, signal: AbortSignal, leases: HotBinding[], rechecked = false): Promise<QueryResult> {
     const state = this.state;
     if (!state) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
     if (!req.role) {
@@ -444,10 +484,12 @@ export class ShoalInstance implements QueryService {
     // (not for a domain-scoped request: its answer depends on the tables, known only once planned)
     const remembered = req.domains ? undefined : await this.results?.lookupRequest({ epoch: state.epoch, role: req.role, sql: req.sql, vars: req.vars });
     if (remembered) return remembered;
-    // hot tables: bound (engine route only) to the cached rows; the governed subquery wraps them as
-    // it wraps the live relation. The planner may run in another thread: it is given the bindings
-    // fresh now, and the tables it read are reported to the cache afterwards (which schedules loads).
+    // hot tables: bound (engine route only) to their resident copy; the governed subquery wraps it as
+    // it wraps the live relation. The planner may run in another thread: it is given leases on the
+    // copies servable now, and the tables it read are reported to the cache afterwards (which
+    // schedules loads and revalidations).
     const hot = this.hot?.freshBindings();
+    if (hot) leases.push(...hot.values());
     // a domain-scoped identity reads only its domains' tables; any other is unknown to it, as a missing one
     const { plan: planned, verdict } = await this.planner.plan(
       {
@@ -466,15 +508,20 @@ export class ShoalInstance implements QueryService {
     // planning on the event loop cannot be interrupted: a deadline that passed meanwhile is noticed here, before anything runs
     if (signal.aborted) throw abortError(signal);
     const inlined = planned.hot ?? [];
+    // a copy the plan did not bind is not held for the query
+    if (hot) for (const [key, b] of hot) if (!inlined.includes(key)) b.release();
     if (planned.route.kind === 'engine') {
-      for (const key of planned.tables) if (!inlined.includes(key)) this.hot?.binding(key);
+      for (const key of planned.tables) this.hot?.touch(key);
       this.hot?.account(planned.tables, new Set(inlined));
     }
     // MVs the query reads are bound to their published snapshot, or to live view_sql (x-shoal-mv says which)
     const mvBound = this.mvs ? await this.mvs.bind(planned) : { sql: planned.sql, headers: {} };
     const plan = { ...planned, sql: mvBound.sql };
     const headers: Record<string, string> = { 'x-shoal-route': plan.route.kind === 'direct' ? `direct:${plan.route.sourceId}` : 'engine', ...mvBound.headers };
-    if (inlined.length > 0) headers['x-shoal-hot'] = inlined.join(', ');
+    if (inlined.length > 0) {
+      headers['x-shoal-hot'] = inlined.join(', ');
+      headers['x-shoal-hot-age'] = hotAgeHeader(inlined.map((k) => hot!.get(k)!));
+    }
     const columns = plan.columns.map((c) => ({ name: c.name, type: c.type ?? 'unknown' }));
     // result cache: a HIT answers without running; a MISS runs live and stores the answer once read
     const mv = mvBound.headers['x-shoal-mv'];
@@ -511,8 +558,7 @@ export class ShoalInstance implements QueryService {
         })(),
       });
     }
-    const engineSql = inlined.length > 0 ? bindMvRelations(plan.sql, inlined.map((k) => hot!.get(k)!)) : plan.sql;
-    const batches = this.engine.execute(engineSql, { signal, pushdown: plan.pushdown });
+    const batches = this.engine.execute(plan.sql, { signal, pushdown: plan.pushdown });
     // Pull the first batch now so the engine's column types are known before the response starts.
     const it = batches[Symbol.asyncIterator]();
     let first: IteratorResult<RowBatch>;
@@ -520,7 +566,7 @@ export class ShoalInstance implements QueryService {
       first = await it.next();
     } catch (e) {
       // a snapshot that fails to read is quarantined (and rebuilt), and the query answered again: live
-      if (!rechecked && this.mvs && mvBound.snapshots && !signal.aborted && (await this.mvs.recheck(mvBound))) return this.queryWithin(req, tokens, signal, true);
+      if (!rechecked && this.mvs && mvBound.snapshots && !signal.aborted && (await this.mvs.recheck(mvBound))) return this.queryWithin(req, tokens, signal, leases, true);
       throw explainBindFailure(e, bindContext()) ?? e;
     }
     const engineColumns = first.done ? undefined : first.value.columns;

@@ -21,8 +21,8 @@ export interface PlanJob {
   readonly domains?: readonly string[];
   /** The engine the engine route runs on: its SQL dialect is generated (default duckdb). */
   readonly engine?: 'duckdb' | 'trino';
-  /** Hot tables that may be bound now: `[table key, relation name]`. Absent: hot tables are off. */
-  readonly hot?: readonly (readonly [string, string])[];
+  /** Hot tables that may be bound now: `[table key, engine name parts of its resident copy]`. Absent: hot tables are off. */
+  readonly hot?: readonly (readonly [string, readonly string[]])[];
   /** Also analyse the text for the result cache (parsing it again costs as much as planning). */
   readonly verdict: boolean;
 }

@@ -5,7 +5,7 @@
  * hit / miss / fallback accounting.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HotCache, type HotLoader } from '../../../src/shoal/cache/hot-cache.js';
+import { HotCache, type HotBinding, type HotLoader } from '../../../src/shoal/cache/hot-cache.js';
 import type { HotCandidate } from '../../../src/shoal/cache/hot-selection.js';
 import { MemoryHotBackend } from '../../../src/shoal/cache/memory-hot-backend.js';
 import { DEFAULT_STATEFUL, type TableConfig } from '../../../src/shoal/config/model.js';
@@ -16,14 +16,26 @@ import type { Timer } from '../../../src/shoal/registry/timer.js';
 
 const idle: Timer = { setTimeout: () => 0, clearTimeout: () => undefined };
 
-function candidate(key: string, reason: HotCandidate['reason'], maxRows = 10): HotCandidate {
-  return { key, reason, maxRows, fingerprint: `fp-${key}`, table: { table: key.split('.')[1] } as unknown as TableConfig };
+function candidate(key: string, reason: HotCandidate['reason'], maxRows = 10, signal: HotCandidate['signal'] = { kind: 'none' }): HotCandidate {
+  return { key, reason, maxRows, fingerprint: `fp-${key}`, signal, table: { table: key.split('.')[1] } as unknown as TableConfig };
+}
+
+/** The rows of the resident table a binding names (ordered by id), as `id:name`. */
+async function residentRows(engine: DuckDbEngine, b: HotBinding | undefined): Promise<string[]> {
+  if (!b) return [];
+  const out: string[] = [];
+  const rel = b.relation.map((p) => `"${p}"`).join('.');
+  for await (const batch of engine.execute(`SELECT id, name FROM ${rel} ORDER BY id`)) for (const r of batch.rows) out.push(`${String(r[0])}:${String(r[1])}`);
+  return out;
 }
 
 /** A source of rows per table whose reads can be held until the test releases them. */
 class HeldSource {
   rows = new Map<string, Cell[][]>();
+  /** The change signal per table (what `probe` reports). */
+  signals = new Map<string, string>();
   reads = 0;
+  probes = 0;
   private gate: Promise<void> | undefined;
   private open: (() => void) | undefined;
   hold(): void {
@@ -42,9 +54,12 @@ class HeldSource {
         await this.gate;
         return { columns: [{ name: 'id', type: 'INTEGER' }, { name: 'name', type: 'VARCHAR' }], rows: snapshot.slice(0, limit) };
       },
-      verify: async (body, signal) => {
-        for await (const _ of engine.execute(`SELECT count(*) FROM (${body}) AS v`, { signal })) void _;
+      probe: async (c) => {
+        this.probes++;
+        return this.signals.get(c.key) ?? null;
       },
+      install: (name, body) => engine.resident.create(name, body),
+      drop: (name) => engine.resident.drop(name),
     };
   }
 }
@@ -79,8 +94,8 @@ describe('HotCache', () => {
     await first;
     await cache.settled();
     const b = cache.binding('d.t');
-    expect(b?.body).toContain("'new'");
-    expect(b?.body).not.toContain("'old'");
+    expect(await residentRows(engine, b)).toEqual(['1:new']);
+    b?.release();
     const stored = await backend.read('d.t');
     expect(stored?.generation).toBe('1');
     expect(stored?.json).toContain('"new"');
@@ -129,7 +144,7 @@ describe('HotCache', () => {
     expect(flaky.binding('d.t')).toBeUndefined(); // this read starts the retry
     await flaky.settled();
     expect(flaky.status()[0]).toMatchObject({ state: 'cached', loads: 1 });
-    expect(flaky.binding('d.t')?.body).toContain("'a'");
+    expect(await residentRows(engine, flaky.binding('d.t'))).toEqual(['1:a']);
     await flaky.close();
   });
 
@@ -170,5 +185,93 @@ describe('HotCache', () => {
     expect(racing.status()[0]).toMatchObject({ state: 'over_rows' });
     expect(await backend.read('d.t')).toBeUndefined();
     expect(racing.binding('d.t')).toBeUndefined();
+  });
+  describe('change signals and resident copies', () => {
+    const signalled = (key: string, reason: HotCandidate['reason'] = 'explicit') => candidate(key, reason, 10, { kind: 'files', paths: ['/x'] });
+    const revalidating = () => setup({ ...DEFAULT_STATEFUL.hot_tables, revalidate_interval: 1 });
+
+    it('a copy is stamped with its signal; once the signal changes it is never served again, and the reload serves the new rows', async () => {
+      const { cache, source, tick } = revalidating();
+      source.rows.set('d.t', [[1, 'old']]);
+      source.signals.set('d.t', 'file_stat:1@1');
+      await cache.setCandidates([signalled('d.t')]);
+      expect(cache.status()[0]).toMatchObject({ state: 'cached', stamp: 'file_stat:1@1' });
+      const first = cache.binding('d.t');
+      expect(await residentRows(engine, first)).toEqual(['1:old']);
+      first?.release();
+      // the source changes (its signal with it); past half the interval a read revalidates ahead
+      source.rows.set('d.t', [[1, 'new']]);
+      source.signals.set('d.t', 'file_stat:2@2');
+      tick(500);
+      const during = cache.binding('d.t'); // still within the bound: served while the probe runs
+      during?.release();
+      await cache.settled();
+      expect(cache.status()[0]).toMatchObject({ state: 'cached', stamp: 'file_stat:2@2', loads: 2 });
+      expect(await residentRows(engine, cache.binding('d.t'))).toEqual(['1:new']);
+    });
+
+    it('a copy whose stamp was not checked within revalidate_interval is not served; the read revalidates it', async () => {
+      const { cache, source, tick } = revalidating();
+      source.rows.set('d.t', [[1, 'a']]);
+      source.signals.set('d.t', 's1');
+      await cache.setCandidates([signalled('d.t')]);
+      const probes = source.probes;
+      tick(1_000);
+      expect(cache.binding('d.t')).toBeUndefined(); // unchecked for the whole bound: live
+      await cache.settled();
+      expect(source.probes).toBe(probes + 1);
+      const b = cache.binding('d.t'); // unchanged signal: valid again as of the probe
+      expect(b).toBeDefined();
+      expect(b!.ageSeconds).toBe(0);
+      expect(source.reads).toBe(1); // revalidation read no rows
+      b!.release();
+    });
+
+    it('a table without a signal is bounded by refresh_interval alone, and its age counts from its load', async () => {
+      const { cache, source, tick } = revalidating();
+      source.rows.set('d.t', [[1, 'a']]);
+      await cache.setCandidates([candidate('d.t', 'explicit')]);
+      tick(5_000);
+      const b = cache.binding('d.t');
+      expect(b?.ageSeconds).toBe(5);
+      b?.release();
+      expect(source.probes).toBe(1); // the load's own probe (null), no revalidation
+    });
+
+    it('a reload swaps to a new resident table; the superseded one is dropped only after its last lease', async () => {
+      const { cache, source } = setup();
+      source.rows.set('d.t', [[1, 'a']]);
+      await cache.setCandidates([candidate('d.t', 'explicit')]);
+      const held = cache.binding('d.t')!;
+      const oldTable = held.relation[2]!;
+      source.rows.set('d.t', [[1, 'b']]);
+      await cache.invalidate('d.t');
+      await cache.settled();
+      const fresh = cache.binding('d.t')!;
+      expect(fresh.relation[2]).not.toBe(oldTable);
+      expect(fresh.relation[2]).toMatch(/_g1_[0-9a-f]{6}\d+$/); // named by generation
+      // the query bound to the old copy still reads it, whole
+      expect(await engine.resident.list()).toContain(oldTable);
+      expect(await residentRows(engine, held)).toEqual(['1:a']);
+      held.release();
+      held.release(); // idempotent
+      await new Promise((r) => setTimeout(r, 50));
+      const tables = await engine.resident.list();
+      expect(tables).not.toContain(oldTable);
+      expect(tables).toContain(fresh.relation[2]);
+      fresh.release();
+    });
+
+    it("a peer's blob stamped with a signal the source no longer shows is not used: the rows are read from the source", async () => {
+      const { cache, source, backend } = setup();
+      source.rows.set('d.t', [[1, 'current']]);
+      source.signals.set('d.t', 'now');
+      const peerRows = { fingerprint: 'fp-d.t', loadedAt: 1_000, stamp: 'before', columns: [{ name: 'id', type: 'INTEGER' }, { name: 'name', type: 'VARCHAR' }], rows: [[1, 'stale']] };
+      await backend.write('d.t', { generation: '0', json: JSON.stringify(peerRows) }, 60);
+      await cache.setCandidates([signalled('d.t')]);
+      expect(source.reads).toBe(1);
+      expect(await residentRows(engine, cache.binding('d.t'))).toEqual(['1:current']);
+      expect((await backend.read('d.t'))?.json).toContain('"stamp":"now"');
+    });
   });
 });

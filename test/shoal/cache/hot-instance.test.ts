@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseHotAgeHeader } from '../../../src/shoal/cache/hot-age.js';
 import { hotRelationName } from '../../../src/shoal/cache/hot-values.js';
 import { loadConfig } from '../../../src/shoal/config/load-config.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
@@ -31,6 +32,14 @@ function writeDb(path: string, t: Table): void {
   db.exec(`CREATE TABLE ${t.name} (${t.cols.map(([n, ty]) => `${n} ${ty}`).join(', ')})`);
   db.exec(`INSERT INTO ${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`);
   db.close();
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 /** A timer the test fires by hand. */
@@ -219,6 +228,49 @@ describe('hot tables through a real instance (in-process cache)', () => {
     expect(after.generation).not.toBe(before.generation);
     const fresh = await answer(hot, joinSql, VIEWERS[0]!);
     expect(fresh.ok && fresh.hot && fresh.rows.some((x) => x.includes('renamed-by-mutation'))).toBe(true);
+  });
+
+  it('a committed change to the source reaches the join within revalidate_interval: the copy is revalidated against its change signal', async () => {
+    // issue 14: a single-table query (direct route) saw a committed update while a join served the old copy for up to 300 s
+    await hot.hot!.settled();
+    changeName('renamed-in-source');
+    const direct = await answer(hot, 'SELECT c.name FROM sales.customers c WHERE c.id = 3', VIEWERS[0]!);
+    expect(direct.ok && direct.rows.some((r) => r.includes('renamed-in-source'))).toBe(true);
+    now += 1_000; // the copy's stamp was last checked a whole revalidate_interval ago: it is not served
+    const join1 = await answer(hot, joinSql, VIEWERS[0]!);
+    expect(join1.ok && !join1.hot && join1.rows.some((r) => r.includes('renamed-in-source'))).toBe(true);
+    await hot.hot!.settled(); // the revalidation found a new signal and reloaded
+    const join2 = await answer(hot, joinSql, VIEWERS[0]!);
+    expect(join2.ok && join2.hot && join2.rows.some((r) => r.includes('renamed-in-source'))).toBe(true);
+    expect(hot.hot!.status().find((x) => x.table === 'sales.customers')?.stamp).toMatch(/^file_stat:\d+@\d+ns;/);
+  });
+
+  it('every response that used a hot copy says its age (x-shoal-hot-age), counted from its last revalidation', async () => {
+    await hot.hot!.settled();
+    const validatedAt = hot.hot!.status().find((x) => x.table === 'sales.customers')!.validatedAt!;
+    now = validatedAt + 400;
+    const r = await hot.query({ sql: joinSql, role: 'admin', vars: {} }, new AbortController().signal);
+    for await (const _ of r.batches) void _;
+    expect(r.headers?.['x-shoal-hot']).toContain('sales.customers');
+    const ages = parseHotAgeHeader(r.headers!['x-shoal-hot-age']!);
+    expect([...ages.keys()].join(', ')).toBe(r.headers!['x-shoal-hot']); // one age per hot table, in the same order
+    expect(ages.get('sales.customers')).toBe(0.4);
+    const viaHttp = await app.inject({ method: 'POST', url: '/data/sql', headers: { 'x-provisa-role': 'admin' }, payload: { sql: joinSql } });
+    expect(viaHttp.headers['x-shoal-hot-age']).toMatch(/(^|, )sales\.customers=0\.4\d\d(,|$)/);
+    const direct = await hot.query({ sql: 'SELECT count(*) AS n FROM sales.customers', role: 'admin', vars: {} }, new AbortController().signal);
+    expect(direct.headers?.['x-shoal-hot-age']).toBeUndefined();
+  });
+
+  it('the copy is an engine-resident table; a reload swaps to a new one and drops the superseded one', async () => {
+    await hot.hot!.settled();
+    const before = hot.hot!.status().find((x) => x.table === 'sales.customers')!;
+    expect(await hot.engine.resident!.list()).toContain(before.resident);
+    expect(await hot.invalidateCaches('sales.customers')).toEqual({ propagated: true });
+    await hot.hot!.settled();
+    const after = hot.hot!.status().find((x) => x.table === 'sales.customers')!;
+    expect(after.resident).not.toBe(before.resident);
+    await until(async () => !(await hot.engine.resident!.list()).includes(before.resident!));
+    expect(await hot.engine.resident!.list()).toContain(after.resident);
   });
 });
 

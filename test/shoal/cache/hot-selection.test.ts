@@ -48,4 +48,31 @@ describe('hot-table candidates', () => {
     expect(fp(c)['d.dims']).not.toBe(fp(a)['d.dims']);
     expect(fp(c)['d.explicit']).toBe(fp(a)['d.explicit']);
   });
+  it('a table with no change signal is never automatic (PostgreSQL without watermark_column); with one, or hot: true, it is', () => {
+    const { config } = loadConfig(`control_plane: {tenant_url: "sqlite:///registry.db"}
+domains: [{id: d}]
+sources:
+  - {id: pg, type: postgresql, host: localhost, database: x, username: u}
+  - {id: f, type: csv, path: /data/f.csv}
+  - {id: l, type: sqlite, path: /data/l.db}
+tables:
+  - {source_id: pg, domain_id: d, table: plain, columns: [{name: id}]}
+  - {source_id: pg, domain_id: d, table: stamped, watermark_column: updated_at, columns: [{name: id}, {name: updated_at}]}
+  - {source_id: pg, domain_id: d, table: pinned, hot: true, columns: [{name: id}]}
+  - {source_id: pg, domain_id: d, table: target, columns: [{name: id}]}
+  - {source_id: f, domain_id: d, table: f, columns: [{name: id}, {name: t}]}
+  - {source_id: l, domain_id: d, table: l, columns: [{name: id}]}
+relationships:
+  - {id: r1, source_table_id: f, target_table_id: target, source_column: t, target_column: id, cardinality: many-to-one}
+roles:
+  - {id: admin, capabilities: [admin, query_development], domain_access: ["*"]}
+`);
+    const c = hotCandidates(config, config.stateful.hot_tables, () => true);
+    expect(c.map((x) => [x.key, x.reason, x.signal])).toEqual([
+      ['d.stamped', 'auto', { kind: 'watermark', column: 'updated_at' }],
+      ['d.pinned', 'explicit', { kind: 'none' }],
+      ['d.f', 'auto', { kind: 'files', paths: ['/data/f.csv'] }],
+      ['d.l', 'auto', { kind: 'files', paths: ['/data/l.db', '/data/l.db-wal'] }],
+    ]);
+  });
 });

@@ -87,6 +87,15 @@ describe('the federation-fleet §7 example', () => {
     expect(rlsFiltersFor(c, orders, 'admin')).toEqual([]);
   });
 
+  it('hot_tables.revalidate_interval defaults to 1 s, takes fractional seconds, and refuses 0', () => {
+    const base = fleetExampleWithoutMvYaml();
+    expect(checkConfig({ text: base }, FLEET_ENV).config!.stateful.hot_tables.revalidate_interval).toBe(1);
+    const quarter = checkConfig({ text: 'hot_tables: {revalidate_interval: 0.25}\n' }, FLEET_ENV);
+    expect(quarter.errors).toEqual([]);
+    expect(quarter.config!.stateful.hot_tables.revalidate_interval).toBe(0.25);
+    expect(checkConfig({ text: 'hot_tables: {revalidate_interval: 0}\n' }, FLEET_ENV).ok).toBe(false);
+  });
+
   it('keeps the source password as an unresolved ${env:…} reference even when the variable is set', () => {
     const c = loadConfig({ text: fleetExampleGovernedYaml() }, { ...FLEET_ENV, SALES_PG_PASSWORD: 'hunter2' }).config;
     expect(c.sources[0]!.password).toBe('${env:SALES_PG_PASSWORD}');

@@ -40,6 +40,7 @@ import { pushablePredicates } from '../pushdown-safety.js';
 import { DuckDbConnectors } from './duckdb-connectors.js';
 import { ident, qualified } from './duckdb-sql.js';
 import { landRows } from './landing.js';
+import { DuckDbResidentTables, RESIDENT_CATALOG } from './duckdb-resident-tables.js';
 
 export interface DuckDbEngineOptions {
   /** Where `${env:VAR}` secrets are resolved from (default: process.env). */
@@ -77,7 +78,7 @@ export interface DuckDbEngineOptions {
 let engineCount = 0;
 
 /** Database names DuckDB owns; a source id may not map onto one. */
-const RESERVED_CATALOGS = new Set(['memory', 'temp', 'system', 'main']);
+const RESERVED_CATALOGS = new Set(['memory', 'temp', 'system', 'main', RESIDENT_CATALOG]);
 /** Schemas of the main database that are not domains. */
 const BUILTIN_SCHEMAS = new Set(['main', 'information_schema', 'pg_catalog']);
 
@@ -153,6 +154,8 @@ export class DuckDbEngine implements Engine {
   /** A spill directory this engine owns and removes on close. */
   private spillDirectory: string | undefined;
   private closed = false;
+  /** Hot-table copies held between queries (their own database: reconcile never touches it). */
+  readonly resident: DuckDbResidentTables;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -163,6 +166,7 @@ export class DuckDbEngine implements Engine {
     clock: () => number,
   ) {
     this.connectors = new DuckDbConnectors(pool, clock);
+    this.resident = new DuckDbResidentTables(instance);
   }
 
   static async create(options: DuckDbEngineOptions = {}): Promise<DuckDbEngine> {
@@ -591,6 +595,7 @@ export class DuckDbEngine implements Engine {
     this.closed = true;
     await this.ddl.catch(() => undefined);
     await this.pool.closeAll();
+    await this.resident.close();
     this.admin.closeSync();
     this.instance.closeSync();
     if (this.spillDirectory !== undefined) await rm(this.spillDirectory, { recursive: true, force: true });
