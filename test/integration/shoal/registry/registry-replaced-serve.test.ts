@@ -23,7 +23,7 @@ describe('a SQLite registry replaced under shoal serve', () => {
 
   beforeAll(() => {
     writeFileSync(join(dir, 'orders.csv'), 'id,region\n1,eu\n2,us\n');
-    writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db"}
+    writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db", catalog: registry}
 auth: {provider: none}
 domains: [{id: sales}]
 sources: [{id: orders-csv, type: csv, path: orders.csv}]
