@@ -6,6 +6,10 @@ import { defineConfig } from 'vitest/config';
 // while the other projects run; only the trino tests wait for them).
 export default defineConfig({
   test: {
+    // Vitest's default on 2 cores is one worker (cores - 1): the whole run would be serial. Two
+    // workers let the in-process unit files overlap the integration files, which mostly wait on
+    // servers and child processes.
+    maxWorkers: 2,
     projects: [
       {
         test: {
