@@ -9,7 +9,7 @@ import { maskExpression } from './mask.js';
 import { type OutputColumn, collectCtes, pgColumnName, queryOutputs } from './output-columns.js';
 import { rowFilterExpression } from './row-filter.js';
 import { enumerateTables, renameCtes } from './scope.js';
-import { spelledNames } from './spelled-names.js';
+import { leftmostSelect, spelledNames } from './spelled-names.js';
 import { refuseStarModifiers } from './star-modifiers.js';
 import { type SessionVars, substituteSessionVars } from './session-vars.js';
 
@@ -175,16 +175,6 @@ function selectNode(expressions: Node[], from: Node, where: Node | undefined): N
   };
 }
 
-function leftmostSelect(stmt: Node): Node | undefined {
-  let q: Node = stmt;
-  for (;;) {
-    const t = typeOf(q);
-    if (t === 'select') return q;
-    if (t === 'union' || t === 'intersect' || t === 'except') q = dataOf(q).left;
-    else if (t === 'subquery' || t === 'paren') q = dataOf(q).this;
-    else return undefined;
-  }
-}
 
 function aliasTopLevel(stmt: Node, ctx: Parameters<typeof pgColumnName>[1]): void {
   const sel = leftmostSelect(stmt);

@@ -19,7 +19,7 @@ const SYNONYMS: Readonly<Record<string, ReadonlySet<string>>> = {
 };
 
 /** The leftmost SELECT of a query (the one whose select list names the result). */
-function leftmostSelect(stmt: Node): Node | undefined {
+export function leftmostSelect(stmt: Node): Node | undefined {
   let q: Node = stmt;
   for (;;) {
     const t = typeOf(q);
