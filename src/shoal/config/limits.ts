@@ -23,6 +23,8 @@ export interface LimitsConfig {
   readonly max_concurrent_queries: number;
   /** Worker threads that plan long SQL texts off the event loop (src/shoal/instance/planner-pool.ts); 0 plans on it. */
   readonly planner_threads: number;
+  /** Plans kept by the plan cache (src/shoal/instance/plan-cache.ts), least recently used dropped first; 0 turns it off. */
+  readonly plan_cache_size: number;
   /** DuckDB `memory_limit` (e.g. `2GB`); absent = DuckDB's default (80% of RAM). */
   readonly memory_limit?: string;
   /** DuckDB `max_temp_directory_size`, the spill space a query may use (e.g. `10GB`); absent = DuckDB's default. */
@@ -38,6 +40,7 @@ export const DEFAULT_LIMITS: LimitsConfig = deepFreeze({
   max_sql_depth: 32,
   max_concurrent_queries: 16,
   planner_threads: 2,
+  plan_cache_size: 1_000,
 });
 
 /** A byte size as DuckDB settings take it: a number and a unit (`512MB`, `2GB`, `1.5GiB`). */
@@ -75,6 +78,7 @@ export const limitsSchema = z.object({
   max_sql_depth: optional(positiveInt),
   max_concurrent_queries: optional(positiveInt),
   planner_threads: optional(threadCount),
+  plan_cache_size: optional(z.preprocess((v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v), z.number().int().min(0).max(1_000_000))),
   memory_limit: optional(byteSize),
   max_temp_directory_size: optional(byteSize),
 });

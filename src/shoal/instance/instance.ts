@@ -55,6 +55,7 @@ import { pgTypeOfEngine, pgTypeOfSource } from './pg-type-names.js';
 import { governanceOf } from './plan-job.js';
 import { limitToDomains } from '../sql/domain-scope.js';
 import { PlannerPool, type PlanCatalog } from './planner-pool.js';
+import { PlanCache } from './plan-cache.js';
 import { abortError, disposing, requestDeadline } from './request-deadline.js';
 import { checkSqlLimits } from '../sql/sql-limits.js';
 import { explainBindFailure } from '../sql/bind-failure.js';
@@ -160,6 +161,8 @@ export class ShoalInstance implements QueryService {
   private identities: IdentityStore | undefined;
   /** Where requests are planned: long texts in worker threads, off the event loop (planner-pool.ts). */
   private readonly planner: PlannerPool;
+  /** Plans by everything they depend on (plan-cache.ts): a repeat, or a query differing only in liftable literals, is not planned again. */
+  readonly plans: PlanCache;
   private generation = 0;
 
   private constructor(
@@ -170,6 +173,7 @@ export class ShoalInstance implements QueryService {
     this.pool = new SourcePool(options.env ?? process.env, { statementTimeoutMs: requestTimeoutMs(limitsOf(options.config)) });
     this.metrics = options.metrics ?? new MetricsRegistry();
     this.planner = new PlannerPool({ threads: options.plannerThreads ?? limitsOf(options.config).planner_threads, metrics: this.metrics });
+    this.plans = new PlanCache({ size: limitsOf(options.config).plan_cache_size, metrics: this.metrics });
     const env = options.env ?? process.env;
     let mvStoreDir: string | undefined;
     try {
@@ -491,7 +495,7 @@ export class ShoalInstance implements QueryService {
     const hot = this.hot?.freshBindings();
     if (hot) leases.push(...hot.values());
     // a domain-scoped identity reads only its domains' tables; any other is unknown to it, as a missing one
-    const { plan: planned, verdict } = await this.planner.plan(
+    const { plan: planned, verdict, params } = await this.plans.plan(
       {
         sql: req.sql,
         role: req.role,
@@ -501,9 +505,8 @@ export class ShoalInstance implements QueryService {
         ...(hot ? { hot: [...hot].map(([k, b]) => [k, b.relation] as const) } : {}),
         verdict: this.results !== undefined,
       },
-      state,
-      tokens,
-      signal,
+      state.generation,
+      (job) => this.planner.plan(job, state, tokens, signal),
     );
     // planning on the event loop cannot be interrupted: a deadline that passed meanwhile is noticed here, before anything runs
     if (signal.aborted) throw abortError(signal);
@@ -526,7 +529,8 @@ export class ShoalInstance implements QueryService {
     // result cache: a HIT answers without running; a MISS runs live and stores the answer once read
     const mv = mvBound.headers['x-shoal-mv'];
     const cached = await this.results?.lookup(
-      { epoch: state.epoch, route: headers['x-shoal-route']!, sql: plan.sql, userSql: req.sql, role: req.role, vars: req.vars, tables: plan.tables, ...(mv ? { mv } : {}), ...(verdict ? { userSqlVerdict: verdict } : {}) },
+      // bind parameters are part of what runs: two lookups sharing one parameterised text are two answers
+      { epoch: state.epoch, route: headers['x-shoal-route']!, sql: params.length > 0 ? `${plan.sql}\n-- params: ${JSON.stringify(params.map(String))}` : plan.sql, userSql: req.sql, role: req.role, vars: req.vars, tables: plan.tables, ...(mv ? { mv } : {}), ...(verdict ? { userSqlVerdict: verdict } : {}) },
       state,
     );
     if (cached?.status === 'HIT') return cached.hit(headers);
@@ -541,7 +545,7 @@ export class ShoalInstance implements QueryService {
       const dialect = DIRECT_DIALECT[route.dialect];
       if (!source || !dialect) throw new ShoalError('INTERNAL_ROUTE', `direct route to unknown source ${route.sourceId}`);
       const driver = this.pool.driver(dialect, source);
-      const fetched = await driver.query(plan.sql, [], signal).catch((e: unknown) => {
+      const fetched = await driver.query(plan.sql, params, signal).catch((e: unknown) => {
         throw explainBindFailure(e, bindContext()) ?? e;
       });
       const typed = columns.map((c, i) => {

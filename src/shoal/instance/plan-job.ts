@@ -30,6 +30,8 @@ export interface PlanJob {
 export interface PlanOutcome {
   readonly plan: GovernedPlan;
   readonly verdict?: TextVerdict;
+  /** The plan read the clock (`now()`, `current_date`, in the text or a row filter): it holds an instant and is never cached. */
+  readonly readsClock?: true;
 }
 
 /** An error's fields, as they cross a thread boundary. */
@@ -51,11 +53,16 @@ export function governanceOf(model: CatalogModel): GovernanceCatalog {
 export function runPlanJob(job: PlanJob, governance: GovernanceCatalog): PlanOutcome {
   const catalog = job.domains ? limitToDomains(governance, job.domains) : governance;
   const hot = job.hot ? new Map(job.hot) : undefined;
+  let readsClock = false;
   const plan = planQuery({ sql: job.sql, role: job.role, vars: job.vars }, catalog, {
     ...(job.engine !== undefined ? { engine: job.engine } : {}),
     ...(hot ? { hotRelation: (key: string) => hot.get(key) } : {}),
+    clock: () => {
+      readsClock = true;
+      return new Date();
+    },
   });
-  return job.verdict ? { plan, verdict: requestSqlVerdict(job.sql) } : { plan };
+  return { plan, ...(job.verdict ? { verdict: requestSqlVerdict(job.sql) } : {}), ...(readsClock ? { readsClock: true as const } : {}) };
 }
 
 export function errorFields(e: unknown): ErrorFields {

@@ -1,0 +1,215 @@
+/**
+ * The plan cache: a request whose plan inputs were seen before skips parse → govern → route →
+ * generate. It is bounded (LRU, `server.limits.plan_cache_size`) and lives in the process only.
+ *
+ * The key holds everything a plan depends on, so a hit is the plan the planner would make now:
+ * the catalog generation (rebuilt at every registry epoch: tables, roles, grants, RLS rules and
+ * masks all come from it), the acting role, the domains it is limited to, every session value
+ * (row filters and masks read them), the engine dialect, the hot-table copies that may be bound
+ * (their relation names change with each copy), whether a result-cache verdict is wanted, and the
+ * SQL text. MV state is not in the key because MVs are bound after planning, per request. A plan
+ * that read the clock is never stored: it holds the instant as a literal.
+ *
+ * Literal lifting (literal-lift.ts): texts that differ only in liftable literals share one
+ * template. A template is made by planning the text with marker literals, and it is kept only if
+ * filling the original literals back in gives exactly the plan of the original text (SQL, columns,
+ * tables, route, row cap, pushdown, hot bindings): a literal that changed anything but its own
+ * place in the output fails the check, and that shape is then cached by exact text only.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { SqlLiteral } from '../engine/engine.js';
+import type { GovernedPlan } from '../sql/index.js';
+import { type LiftedText, liftLiterals, withLiterals } from './literal-lift.js';
+import type { PlanJob, PlanOutcome } from './plan-job.js';
+
+export const PLAN_CACHE_TOTAL = 'shoal_plan_cache_total';
+export const PLAN_CACHE_ENTRIES = 'shoal_plan_cache_entries';
+
+/** A plan ready to run: its SQL, and the bind parameters of that SQL (direct route; empty otherwise). */
+export interface PreparedPlan extends PlanOutcome {
+  readonly params: readonly SqlLiteral[];
+}
+
+export interface PlanCacheMetrics {
+  inc(name: string, labels?: Readonly<Record<string, string>>, by?: number, help?: string): void;
+  set(name: string, value: number, labels?: Readonly<Record<string, string>>, help?: string): void;
+}
+
+/** A template: a plan whose lifted literals are markers, one per literal of the shape. */
+interface Template {
+  readonly kind: 'template';
+  readonly outcome: PlanOutcome;
+  readonly markers: readonly string[];
+}
+
+type Entry = { readonly kind: 'exact'; readonly outcome: PlanOutcome } | Template | { readonly kind: 'not_liftable' };
+
+/** Markers: values no query is likely to hold, each in its literal's class (int4, int8, plain string). */
+function markerOf(cls: 'int4' | 'int8' | 'string', i: number): string {
+  if (cls === 'int4') return String(2013000000 + i);
+  if (cls === 'int8') return String(9013000000000000000n + BigInt(i));
+  return `zq9lit${i}zq`;
+}
+
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Marker `m` in generated SQL: a string marker with its quotes, an integer as a whole number. */
+const markerRe = (markers: readonly string[]): RegExp =>
+  new RegExp(markers.map((m) => (/^\d+$/.test(m) ? `(?<![\\w.])${m}(?![\\w.])` : `'${escapeRe(m)}'`)).join('|'), 'g');
+
+/** The value a pushdown predicate holds for a literal of this class (what derivePushdown gives for the original). */
+function substituteValues(v: unknown, byMarker: ReadonlyMap<string, string>): unknown {
+  if (Array.isArray(v)) return v.map((x) => substituteValues(x, byMarker));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substituteValues(x, byMarker)]));
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint') {
+    const hit = byMarker.get(String(v));
+    if (hit === undefined) return v;
+    return typeof v === 'string' ? hit : typeof v === 'bigint' ? BigInt(hit) : Number(hit);
+  }
+  return v;
+}
+
+function fill(template: Template, values: readonly string[], bind: boolean): PreparedPlan {
+  const { plan } = template.outcome;
+  const byMarker = new Map(template.markers.map((m, i) => [m, values[i]!]));
+  const params: SqlLiteral[] = [];
+  const dialect = plan.route.kind === 'direct' ? plan.route.dialect : undefined;
+  const re = markerRe(template.markers);
+  // mysql2 fills `?` client-side, everywhere in the text: only bind when the SQL has no other `?`
+  const bindHere = bind && (dialect === 'postgres' || (dialect === 'mysql' && !plan.sql.includes('?')));
+  const sql = plan.sql.replace(re, (found) => {
+    const isString = found.startsWith("'");
+    const marker = isString ? found.slice(1, -1) : found;
+    const value = byMarker.get(marker)!;
+    const cls = isString ? 'string' : BigInt(marker) >= 9013000000000000000n ? 'int8' : 'int4';
+    // bind parameters on the direct route: PostgreSQL types an unadorned `$n` from its context as it
+    // types a string literal; an integer keeps the type its literal had
+    if (bindHere && dialect === 'postgres') {
+      params.push(cls === 'string' ? value : cls === 'int4' ? Number(value) : BigInt(value));
+      return cls === 'string' ? `$${params.length}` : `$${params.length}::${cls}`;
+    }
+    if (bindHere && dialect === 'mysql' && cls !== 'int8') {
+      params.push(cls === 'string' ? value : Number(value));
+      return '?';
+    }
+    return isString ? `'${value}'` : value;
+  });
+  const filled: GovernedPlan = {
+    ...plan,
+    sql,
+    ...(plan.pushdown ? { pushdown: substituteValues(plan.pushdown, byMarker) as GovernedPlan['pushdown'] } : {}),
+  };
+  return { ...template.outcome, plan: filled, params };
+}
+
+export interface PlanCacheOptions {
+  /** Entries kept (0: no cache, every request is planned). */
+  readonly size: number;
+  readonly metrics?: PlanCacheMetrics;
+}
+
+/** Where the cache plans on a miss (the planner pool, on the event loop or a thread). */
+export type Planner = (job: PlanJob) => Promise<PlanOutcome>;
+
+export class PlanCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly options: PlanCacheOptions) {
+    options.metrics?.inc(PLAN_CACHE_TOTAL, { outcome: 'hit' }, 0, 'plan cache lookups, by outcome (a hit skips parse, govern and generate)');
+    options.metrics?.inc(PLAN_CACHE_TOTAL, { outcome: 'miss' }, 0);
+    options.metrics?.set(PLAN_CACHE_ENTRIES, 0, {}, 'plans held by the plan cache');
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * The plan of `job` in catalog generation `generation`: from the cache, or planned by `planner`
+   * (and stored). Errors are the planner's; a failed plan is not stored.
+   */
+  async plan(job: PlanJob, generation: number, planner: Planner): Promise<PreparedPlan> {
+    if (this.options.size <= 0) return { ...(await planner(job)), params: [] };
+    const lifted = liftLiterals(job.sql);
+    const base = keyOf(job, generation);
+    const shapeKey = lifted ? `${base}\u0001L${lifted.shape}` : undefined;
+    const exactKey = `${base}\u0001E${job.sql}`;
+    const shaped = shapeKey ? this.get(shapeKey) : undefined;
+    if (shaped?.kind === 'template') {
+      this.count('hit');
+      return fill(shaped, lifted!.literals.map((l) => l.value), true);
+    }
+    const exact = this.get(exactKey);
+    if (exact?.kind === 'exact') {
+      this.count('hit');
+      return { ...exact.outcome, params: [] };
+    }
+    this.count('miss');
+    const outcome = await planner(job);
+    if (outcome.readsClock) return { ...outcome, params: [] };
+    if (lifted && shapeKey && shaped === undefined) {
+      const template = await this.template(job, lifted, outcome, planner);
+      this.put(shapeKey, template ?? { kind: 'not_liftable' });
+      if (template) return fill(template, lifted.literals.map((l) => l.value), true);
+    }
+    this.put(exactKey, { kind: 'exact', outcome });
+    return { ...outcome, params: [] };
+  }
+
+  /** Drop every entry (tests; entries of older generations also age out by themselves). */
+  clear(): void {
+    this.entries.clear();
+    this.options.metrics?.set(PLAN_CACHE_ENTRIES, 0);
+  }
+
+  /** The shape's template, if filling the original literals back in gives exactly `original`. */
+  private async template(job: PlanJob, lifted: LiftedText, original: PlanOutcome, planner: Planner): Promise<Template | undefined> {
+    const markers = lifted.literals.map((l, i) => markerOf(l.cls, i));
+    let marked: PlanOutcome;
+    try {
+      marked = await planner({ ...job, sql: withLiterals(job.sql, lifted, markers) });
+    } catch {
+      return undefined; // the markers do not plan (an ordinal, a name the text reads): exact text only
+    }
+    if (marked.readsClock) return undefined;
+    // the result-cache verdict is the original text's (it reads session variable names, never lifted)
+    const template: Template = { kind: 'template', outcome: { ...marked, ...(original.verdict ? { verdict: original.verdict } : {}) }, markers };
+    const check = fill(template, lifted.literals.map((l) => l.value), false);
+    return isDeepStrictEqual(check.plan, original.plan) ? template : undefined;
+  }
+
+  private get(key: string): Entry | undefined {
+    const e = this.entries.get(key);
+    if (e !== undefined) {
+      // most recently used last
+      this.entries.delete(key);
+      this.entries.set(key, e);
+    }
+    return e;
+  }
+
+  private put(key: string, e: Entry): void {
+    this.entries.delete(key);
+    this.entries.set(key, e);
+    while (this.entries.size > this.options.size) this.entries.delete(this.entries.keys().next().value!);
+    this.options.metrics?.set(PLAN_CACHE_ENTRIES, this.entries.size);
+  }
+
+  private count(outcome: 'hit' | 'miss'): void {
+    this.options.metrics?.inc(PLAN_CACHE_TOTAL, { outcome });
+  }
+}
+
+/** Everything but the text a plan depends on (see the module comment). */
+export function keyOf(job: PlanJob, generation: number): string {
+  const vars = Object.entries(job.vars).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const hot = [...(job.hot ?? [])].map(([k, parts]) => [k, [...parts]]).sort(([a], [b]) => (String(a) < String(b) ? -1 : 1));
+  return JSON.stringify([
+    generation,
+    job.role,
+    job.domains ? [...job.domains].sort() : null,
+    job.engine ?? 'duckdb',
+    vars,
+    job.hot ? hot : null,
+    job.verdict,
+  ]);
+}
