@@ -5,6 +5,8 @@
  * - point lookups on the same table, instance against raw DuckDB;
  * - point lookups and an aggregate on the direct route against a raw `pg` client (when PostgreSQL
  *   binaries are installed: a throwaway server is started for the run);
+ * - point lookups over HTTP: `POST /data/sql` on the instance's app against a bare Fastify handler
+ *   running the same lookup on the raw DuckDB, both on loopback;
  * - cold start: an instance rebuilding its catalog from a registry holding 100 tables, against a
  *   raw DuckDB creating the same 100 views.
  */
@@ -12,10 +14,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import Fastify from 'fastify';
 import pg from 'pg';
 import { loadConfig } from '../../src/shoal/config/load-config.js';
 import { factsParquet } from './facts-parquet.js';
 import { ShoalInstance } from '../../src/shoal/instance/instance.js';
+import { buildApp } from '../../src/shoal/server/app.js';
 import { isMissing, startPostgres } from '../../test/support/services.js';
 import { median, type BenchResult } from '../tik/measure.js';
 
@@ -37,6 +41,9 @@ const COLUMNS = `columns:
       - {name: amount, data_type: double, visible_to: [admin, analyst]}
       - {name: email, data_type: varchar, visible_to: [admin, analyst], unmasked_to: [admin], mask_type: regex, mask_pattern: "^(.{2}).*(@.*)$", mask_replace: "$1***$2"}`;
 
+/** `SHOAL_BENCH_PLAN_CACHE=0` measures without the plan cache (the "before" of issue 14). */
+const LIMITS = process.env.SHOAL_BENCH_PLAN_CACHE === undefined ? '' : `server: {limits: {plan_cache_size: ${Number(process.env.SHOAL_BENCH_PLAN_CACHE)}}}\n`;
+
 const ROLES = `roles:
   - {id: admin, capabilities: [admin, query_development, full_results], domain_access: ["*"]}
   - {id: analyst, capabilities: [query_development, full_results], domain_access: [bench]}
@@ -48,7 +55,8 @@ export async function benchGateway(rows: number, runs: number): Promise<BenchRes
   const results: BenchResult[] = [];
   try {
     const { rc } = await factsParquet(dir, rows);
-    writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db"}
+    writeFileSync(join(dir, 'shoal.yaml'), `${LIMITS}auth: {provider: none}
+control_plane: {tenant_url: "sqlite:///registry.db"}
 domains: [{id: bench}]
 sources: [{id: files, type: parquet, path: facts.parquet}]
 tables:
@@ -77,6 +85,7 @@ ${ROLES}
         for (const id of ids) await drain(instance, `SELECT * FROM bench.facts WHERE id = ${id}`);
       });
       results.push({ name: `shoal: ${lookups} point lookups`, floorMs: floorPoint, ms: gwPoint, note: 'instance vs raw DuckDB' });
+      results.push(await benchHttp(instance, rc, ids, runs));
     } finally {
       await instance.close();
       rc.closeSync();
@@ -88,6 +97,37 @@ ${ROLES}
     rmSync(dir, { recursive: true, force: true });
   }
   return results;
+}
+
+/** The same point lookups as HTTP requests: the instance's app against a bare handler over the raw DuckDB. */
+async function benchHttp(instance: ShoalInstance, rc: Awaited<ReturnType<DuckDBInstance['connect']>>, ids: readonly number[], runs: number): Promise<BenchResult> {
+  const app = await buildApp({ service: instance, logger: false });
+  const bare = Fastify({ logger: false });
+  bare.post('/sql', async (req) => {
+    const { id } = req.body as { id: number };
+    const reader = await rc.runAndReadAll(`SELECT * FROM facts WHERE id = ${Number(id)}`);
+    const columns = reader.columnNames().map((name, i) => ({ name, type: String(reader.columnType(i)) }));
+    return { columns, rows: reader.getRowsJson() };
+  });
+  try {
+    const gwUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+    const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
+    const post = async (url: string, body: unknown, headers: Record<string, string> = {}): Promise<void> => {
+      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      if (!r.ok) throw new Error(`bench: ${url} answered ${r.status}: ${await r.text()}`);
+      await r.arrayBuffer();
+    };
+    const floor = await median(runs, async () => {
+      for (const id of ids) await post(`${bareUrl}/sql`, { id });
+    });
+    const ms = await median(runs, async () => {
+      for (const id of ids) await post(`${gwUrl}/data/sql`, { sql: `SELECT * FROM bench.facts WHERE id = ${id}` }, { 'x-provisa-role': 'admin' });
+    });
+    return { name: `shoal: ${ids.length} point lookups over HTTP`, floorMs: floor, ms, note: 'POST /data/sql vs a bare Fastify handler on raw DuckDB' };
+  } finally {
+    await app.close();
+    await bare.close();
+  }
 }
 
 async function benchDirect(dir: string, rows: number, runs: number): Promise<BenchResult[]> {
@@ -103,7 +143,7 @@ async function benchDirect(dir: string, rows: number, runs: number): Promise<Ben
       ((i % 1000) / 10.0)::float8 AS amount, 'user' || i || '@example.com' AS email FROM generate_series(0, ${rows - 1}) i`);
     await client.query('ALTER TABLE facts ADD PRIMARY KEY (id)');
     const u = new URL(server.url);
-    writeFileSync(join(dir, 'direct.yaml'), `control_plane: {tenant_url: "sqlite:///direct-registry.db"}
+    writeFileSync(join(dir, 'direct.yaml'), `${LIMITS}control_plane: {tenant_url: "sqlite:///direct-registry.db"}
 domains: [{id: bench}]
 sources: [{id: pg, type: postgresql, host: ${u.hostname}, port: ${u.port}, database: postgres, username: ${u.username}}]
 tables:
