@@ -20,6 +20,7 @@ describe('server.limits', () => {
     max_sql_depth: 8
     max_concurrent_queries: 3
     planner_threads: "0"
+    plan_cache_size: "0"
     memory_limit: 512MB
     max_temp_directory_size: 2GiB
 `);
@@ -32,6 +33,7 @@ describe('server.limits', () => {
       max_sql_depth: 8,
       max_concurrent_queries: 3,
       planner_threads: 0,
+      plan_cache_size: 0,
       memory_limit: '512MB',
       max_temp_directory_size: '2GiB',
     });
@@ -53,6 +55,7 @@ describe('server.limits', () => {
     ['max_concurrent_queries: 1.5', 'server.limits.max_concurrent_queries'],
     ['planner_threads: -1', 'server.limits.planner_threads'],
     ['planner_threads: 17', 'server.limits.planner_threads'],
+    ['plan_cache_size: -1', 'server.limits.plan_cache_size'],
     ['memory_limit: lots', 'server.limits.memory_limit'],
     ['memory_limit: "1GB; SET x=1"', 'server.limits.memory_limit'],
   ])('refuses %s, naming the key and line', (line, path) => {
