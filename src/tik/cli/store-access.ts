@@ -4,7 +4,7 @@ import { TikError } from '../errors.js';
 import { discoverRoot } from '../store/file/discover.js';
 import { initStore } from '../store/file/open-file-store.js';
 import { closeStore, initSqliteStore, openStore as openStoreAt } from '../store/open-store.js';
-import { isPostgresUrl } from '../store/postgres/postgres-store.js';
+import { isPostgresUrl } from '../store/postgres/postgres-url.js';
 import type { EventStore } from '../store/store.js';
 import { signEvent } from '../verify/index.js';
 import type { CliContext } from './context.js';

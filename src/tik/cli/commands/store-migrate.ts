@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { migrate, MIGRATE_TARGETS, type MigrateTarget } from '../../store/migrate.js';
+import { MIGRATE_TARGETS, type MigrateTarget } from '../../store/migrate-targets.js';
 import type { CliContext } from '../context.js';
 import { storeTarget } from '../store-access.js';
 
@@ -17,6 +17,8 @@ export function registerStoreMigrate(program: Command, ctx: CliContext): void {
     .option('--url <url>', 'PostgreSQL URL for --to postgres (postgresql://user@host/db[?schema=name])')
     .option('--dir <dir>', 'directory for --to sqlite|file (default: the source store\'s own directory)')
     .action(async (opts: { to: string; url?: string; dir?: string }) => {
+      // migrate.js loads every backend's driver: only this command needs them all
+      const { migrate } = await import('../../store/migrate.js');
       const result = await migrate({
         from: storeTarget(ctx),
         to: opts.to as MigrateTarget,
