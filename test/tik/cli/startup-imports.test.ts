@@ -28,7 +28,7 @@ function staticSpecifiers(source: string): string[] {
   return out;
 }
 
-function packagesLoadedFrom(entry: string): Map<string, string> {
+function packagesLoadedFrom(entry: string, modules = new Set<string>()): Map<string, string> {
   const packages = new Map<string, string>();
   const seen = new Set<string>();
   const stack = [entry];
@@ -36,6 +36,7 @@ function packagesLoadedFrom(entry: string): Map<string, string> {
     const file = stack.pop()!;
     if (seen.has(file)) continue;
     seen.add(file);
+    modules.add(file.slice(repo.length + 1));
     for (const spec of staticSpecifiers(readFileSync(file, 'utf8'))) {
       if (spec.startsWith('.')) stack.push(join(dirname(file), spec.replace(/\.js$/, '.ts')));
       else if (!spec.startsWith('node:') && !packages.has(spec)) packages.set(spec, file.slice(repo.length + 1));
@@ -51,5 +52,13 @@ describe('tik CLI start-up', () => {
     expect(heavy).toEqual([]);
     // the walk itself works: commander is what the CLI does load
     expect(loaded.has('commander')).toBe(true);
+  });
+
+  it('loads no verb implementation before the verb runs (the kernel, the app layer, stores, sync, server)', () => {
+    const modules = new Set<string>();
+    packagesLoadedFrom(join(repo, 'src/tik/cli/main.ts'), modules);
+    const eager = [...modules].filter((m) => /^src\/tik\/(kernel|server|sync|verify|effects|recur)\/|^src\/tik\/app\/tik-service|^src\/tik\/store\/(open-store|file\/file-store|sqlite|postgres\/postgres-store)/.test(m));
+    expect(eager).toEqual([]);
+    expect(modules.has('src/tik/cli/commands/status.ts')).toBe(true);
   });
 });
