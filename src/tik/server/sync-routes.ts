@@ -4,7 +4,7 @@ import { CodedError } from '../../core/errors.js';
 import { TikError } from '../errors.js';
 import { ShardStore } from '../shard/shard-store.js';
 import type { EventStore } from '../store/store.js';
-import { BUNDLE_MAGIC, BUNDLE_VERSION, type Bundle } from '../sync/bundle.js';
+import type { Bundle } from '../sync/bundle.js';
 import { SYNC_PATHS } from '../sync/http-transport.js';
 import { SYNC_LIMITS } from '../sync/limits.js';
 import { SyncResponder } from '../sync/responder.js';
@@ -82,11 +82,6 @@ export function syncRoutes(store: EventStore, options: ReconcileOptions & { read
         return await f();
       } finally {
         release();
-      }
-    };
-    const isBundle = (head: Uint8Array): void => {
-      if (Buffer.compare(head.subarray(0, 4), BUNDLE_MAGIC) !== 0 || head[4] !== BUNDLE_VERSION) {
-        throw new TikError('sync/bad-bundle', 'the body is not a tik sync bundle (it does not start with "TIKB" 0x01)', { where: 'sync bundle @0', hint: 'send application/octet-stream bundles as docs/tik-sync.md describes' });
       }
     };
     app.post(SYNC_PATHS.reconcile, (req, res) =>
