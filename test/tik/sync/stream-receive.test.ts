@@ -41,7 +41,10 @@ function olderOrder(b: Bundle): Uint8Array {
   const w = new ByteWriter();
   w.bytes(BUNDLE_MAGIC);
   w.byte(1);
-  for (const p of b.processes) (w.byte(RecordKind.Process), w.lengthPrefixed(Buffer.from(p, 'utf8')));
+  for (const p of b.processes) {
+    w.byte(RecordKind.Process);
+    w.lengthPrefixed(Buffer.from(p, 'utf8'));
+  }
   for (const e of b.events) {
     w.byte(RecordKind.Event);
     w.bytes(Buffer.from(e.ticket.replace(/-/g, ''), 'hex'));
