@@ -136,6 +136,7 @@ export const TIK_ERROR_CODES = [
   'sync/options',
   'sync/peer-limit',
   'sync/peer-refused',
+  'sync/push-busy',
   'sync/push-refused',
   'sync/rate-limited',
   'sync/refused',

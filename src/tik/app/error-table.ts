@@ -148,6 +148,7 @@ const TABLE = {
   'sync/options': { http: 400, exit: 1 },
   'sync/peer-limit': { http: 502, exit: 1 },
   'sync/peer-refused': { http: 422, exit: 1 },
+  'sync/push-busy': { http: 503, exit: 1 },
   'sync/push-refused': { http: 422, exit: 1 },
   'sync/rate-limited': { http: 429, exit: 1 },
   'sync/refused': { http: 400, exit: 1 },

@@ -21,9 +21,15 @@ export interface ServerLimits {
   readonly apiBodyBytes: number;
   /** A sync push body or fetch answer (shared with the initiator's cap). */
   readonly bundleBytes: number;
-  /** Pushes and fetches processed at once, and how many may wait; past that, 503. */
+  /** Fetch answers built at once, and how many may wait (pushes too); past that, 503. */
   readonly transfers: number;
   readonly transferQueue: number;
+  /**
+   * Pushes admitted at once (`--max-pushes`); a push holds at most one group of records in
+   * memory (`SYNC_LIMITS.bundleBytes`), so pushes × that bounds their memory. Past it, and its
+   * `transferQueue` waiters, 503 `sync/push-busy`.
+   */
+  readonly pushes: number;
   /** Reconciliation rounds one client address may drive per minute; past that, 429. */
   readonly reconcilePerMinute: number;
 }
@@ -37,6 +43,7 @@ export const SERVER_LIMITS: ServerLimits = Object.freeze({
   apiBodyBytes: LIMITS.event + (1 << 20),
   bundleBytes: SYNC_LIMITS.bundleBytes,
   transfers: 1,
+  pushes: 1,
   transferQueue: 16,
   reconcilePerMinute: 3000,
 });

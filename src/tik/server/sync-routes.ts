@@ -4,7 +4,7 @@ import { CodedError } from '../../core/errors.js';
 import { TikError } from '../errors.js';
 import { ShardStore } from '../shard/shard-store.js';
 import type { EventStore } from '../store/store.js';
-import { BUNDLE_MAGIC, BUNDLE_VERSION, decodeBundle } from '../sync/bundle.js';
+import type { Bundle } from '../sync/bundle.js';
 import { SYNC_PATHS } from '../sync/http-transport.js';
 import { SYNC_LIMITS } from '../sync/limits.js';
 import { SyncResponder } from '../sync/responder.js';
@@ -32,7 +32,7 @@ export const SYNC_BODY_LIMIT = SYNC_LIMITS.bundleBytes;
 
 /** Sync error codes that are the peer's fault (400); anything else is ours (500). */
 const PEER_FAULT = /^sync\/(truncated|bad-message|bad-bundle|refused|version|bad-id|bad-ticket)$/;
-const STATUS: Readonly<Record<string, number>> = { 'sync/too-large': 413, 'sync/length-required': 411, 'sync/rate-limited': 429, 'sync/busy': 503 };
+const STATUS: Readonly<Record<string, number>> = { 'sync/too-large': 413, 'sync/length-required': 411, 'sync/rate-limited': 429, 'sync/busy': 503, 'sync/push-busy': 503 };
 
 /**
  * `POST /sync/v1/reconcile|fetch|push` (application/octet-stream): the stateless responder side
@@ -45,6 +45,7 @@ export function syncRoutes(store: EventStore, options: ReconcileOptions & { read
   const limits = { ...SERVER_LIMITS, ...options.limits };
   const responder = new SyncResponder(store, { frameSizeLimit: 1 << 20, ...options, limits: { bundleBytes: limits.bundleBytes } });
   const gate = new TransferGate(limits.transfers, limits.transferQueue);
+  const pushGate = new TransferGate(limits.pushes, limits.transferQueue);
   const budget = new RequestBudget(limits.reconcilePerMinute, 60_000);
   return async function plugin(app: FastifyInstance): Promise<void> {
     // The body stays a stream: each route reads it under its own limit.
@@ -73,18 +74,14 @@ export function syncRoutes(store: EventStore, options: ReconcileOptions & { read
       if (stream === undefined || typeof (stream as { pipe?: unknown }).pipe !== 'function') return Promise.resolve(new Uint8Array(0));
       return readBody(stream, req.headers['content-length'], max, what, check, requireLength);
     };
-    const gated = async <T>(f: () => Promise<T>): Promise<T> => {
-      const release = await gate.tryAcquire();
+    const gated = async <T>(f: () => Promise<T>, push = false): Promise<T> => {
+      const release = await (push ? pushGate : gate).tryAcquire();
+      if (release === undefined && push) throw new TikError('sync/push-busy', `this replica is already admitting ${limits.pushes} push(es) with ${limits.transferQueue} waiting`, { where: 'sync push', hint: 'retry later (Retry-After); the limit is tik serve --max-pushes' });
       if (release === undefined) throw new TikError('sync/busy', `this replica is already handling ${limits.transfers + limits.transferQueue} sync transfers`, { where: 'sync transfer', hint: 'retry later (Retry-After)' });
       try {
         return await f();
       } finally {
         release();
-      }
-    };
-    const isBundle = (head: Uint8Array): void => {
-      if (Buffer.compare(head.subarray(0, 4), BUNDLE_MAGIC) !== 0 || head[4] !== BUNDLE_VERSION) {
-        throw new TikError('sync/bad-bundle', 'the body is not a tik sync bundle (it does not start with "TIKB" 0x01)', { where: 'sync bundle @0', hint: 'send application/octet-stream bundles as docs/tik-sync.md describes' });
       }
     };
     app.post(SYNC_PATHS.reconcile, (req, res) =>
@@ -106,11 +103,18 @@ export function syncRoutes(store: EventStore, options: ReconcileOptions & { read
         const filter = guard.authorizePush?.(req);
         // The gate is taken before the body is read: a waiting push is held by TCP backpressure, not in memory.
         return gated(async () => {
-          const bytes = await body(req, limits.bundleBytes, 'a push bundle', isBundle, true);
-          if (store instanceof ShardStore) store.admitBundle(decodeBundle(bytes));
-          // Under `signed` or a person's token, each event is judged; the summary names what was refused.
-          return responder.push(bytes, filter);
-        });
+          const stream = req.body as Readable | undefined;
+          const empty = (async function* () {})();
+          const source: AsyncIterable<Uint8Array> = stream !== undefined && typeof (stream as { pipe?: unknown }).pipe === 'function' ? stream : empty;
+          // Streamed: records are admitted group by group as they arrive, so a push of any size
+          // holds at most one group (docs/tik-sync.md, "Streamed push"). Under `signed` or a
+          // person's token, each event is judged; the summary names what was refused.
+          return responder.pushStream(source, {
+            ...(filter ? { filter } : {}),
+            ...(store instanceof ShardStore ? { onGroup: (g: Bundle) => store.admitBundle(g) } : {}),
+            maxGroupBytes: limits.bundleBytes,
+          });
+        }, true);
       }),
     );
   };

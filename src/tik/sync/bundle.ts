@@ -1,5 +1,6 @@
 import { TikError } from '../errors.js';
 import { ADMISSION_LIMITS } from '../store/admission/limits.js';
+import { sha256Id as sha256Hex } from '../store/store-names.js';
 import { ByteReader, ByteWriter } from './byte-io.js';
 import { ID_BYTES, idBytes, idText } from './sync-item.js';
 
@@ -54,36 +55,81 @@ const uuidText = (b: Uint8Array): string => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 };
 
+/**
+ * Encodes a bundle in **unit order**, so a receiver can admit it while it streams: each event is
+ * one unit — the definition it pins (with its signatures) when the bundle carries it and it was not
+ * sent yet, the event, its sidecars, then the blob it attaches. What belongs to no event of the
+ * bundle follows (sidecars of events the receiver already holds, unnamed records). A receiver
+ * also accepts the older order (definitions, blobs, events, sidecars): docs/tik-sync.md.
+ */
 export function encodeBundle(b: Bundle): Uint8Array {
   const w = new ByteWriter();
   w.bytes(BUNDLE_MAGIC);
   w.byte(BUNDLE_VERSION);
-  for (const p of b.processes) {
-    w.byte(RecordKind.Process);
-    w.lengthPrefixed(Buffer.from(p, 'utf8'));
-  }
-  for (const s of b.processSidecars ?? []) {
-    w.byte(RecordKind.ProcessSidecar);
-    w.lengthPrefixed(Buffer.from(s.name, 'utf8'));
-    w.lengthPrefixed(s.bytes);
-  }
+  const processes = new Map(b.processes.map((p) => [sha256Hex(Buffer.from(p, 'utf8')), p] as const));
+  const processSidecars = [...(b.processSidecars ?? [])];
+  const blobs = new Map<string, BundleBlob[]>();
   for (const blob of b.blobs) {
+    const key = `${blob.ticket} ${sha256Hex(blob.bytes)}`;
+    blobs.set(key, [...(blobs.get(key) ?? []), blob]);
+  }
+  const sidecars = new Map<string, BundleSidecar[]>();
+  const loose: BundleSidecar[] = [];
+  const eventIds = new Set(b.events.map((e) => `${e.ticket} ${e.id}`));
+  for (const s of b.sidecars) {
+    const id = s.name.split('.')[0]!;
+    if (!eventIds.has(`${s.ticket} ${id}`)) loose.push(s);
+    else sidecars.set(`${s.ticket} ${id}`, [...(sidecars.get(`${s.ticket} ${id}`) ?? []), s]);
+  }
+  const writeProcess = (hash: string, text: string): void => {
+    processes.delete(hash);
+    w.byte(RecordKind.Process);
+    w.lengthPrefixed(Buffer.from(text, 'utf8'));
+    writeProcessSidecars((x) => x.name.startsWith(`${hash}.`));
+  };
+  const writeProcessSidecars = (which: (s: BundleProcessSidecar) => boolean): void => {
+    for (const s of processSidecars.filter(which)) {
+      processSidecars.splice(processSidecars.indexOf(s), 1);
+      w.byte(RecordKind.ProcessSidecar);
+      w.lengthPrefixed(Buffer.from(s.name, 'utf8'));
+      w.lengthPrefixed(s.bytes);
+    }
+  };
+  const writeBlob = (blob: BundleBlob): void => {
     w.byte(RecordKind.Blob);
     w.bytes(uuidBytes(blob.ticket));
     w.lengthPrefixed(blob.bytes);
-  }
-  for (const e of b.events) {
-    w.byte(RecordKind.Event);
-    w.bytes(uuidBytes(e.ticket));
-    w.bytes(idBytes(e.id));
-    w.lengthPrefixed(e.bytes);
-  }
-  for (const s of b.sidecars) {
+  };
+  const writeSidecar = (s: BundleSidecar): void => {
     w.byte(RecordKind.Sidecar);
     w.bytes(uuidBytes(s.ticket));
     w.lengthPrefixed(Buffer.from(s.name, 'utf8'));
     w.lengthPrefixed(s.bytes);
+  };
+  // a definition no event names goes first, where the older order put every definition
+  const texts = b.events.map((e) => Buffer.from(e.bytes).toString('utf8'));
+  for (const [hash, p] of [...processes]) if (!texts.some((t) => t.includes(`"${hash}"`))) writeProcess(hash, p);
+  writeProcessSidecars((s) => !b.processes.some((p) => s.name.startsWith(`${sha256Hex(Buffer.from(p, 'utf8'))}.`)));
+  for (const [i, e] of b.events.entries()) {
+    // The event's own text names what travels with it: its pin and its attachment's hash.
+    const text = texts[i]!;
+    for (const [hash, p] of [...processes]) if (text.includes(`"${hash}"`)) writeProcess(hash, p);
+    w.byte(RecordKind.Event);
+    w.bytes(uuidBytes(e.ticket));
+    w.bytes(idBytes(e.id));
+    w.lengthPrefixed(e.bytes);
+    for (const s of sidecars.get(`${e.ticket} ${e.id}`) ?? []) writeSidecar(s);
+    sidecars.delete(`${e.ticket} ${e.id}`);
+    for (const [key, list] of [...blobs]) {
+      if (key.startsWith(`${e.ticket} `) && text.includes(`"${key.slice(e.ticket.length + 1)}"`)) {
+        list.forEach(writeBlob);
+        blobs.delete(key);
+      }
+    }
   }
+  for (const s of [...sidecars.values()].flat()) writeSidecar(s);
+  loose.forEach(writeSidecar);
+  for (const list of blobs.values()) list.forEach(writeBlob);
   w.byte(RecordKind.End);
   return w.finish();
 }

@@ -3,7 +3,10 @@ import { TikError } from '../errors.js';
 import type { TikEvent } from '../kernel/index.js';
 import { admitBatch, type AdmitOptions, type DeferredEvent } from '../store/admission/index.js';
 import type { EventStore } from '../store/store.js';
-import { decodeBundle, type Bundle } from './bundle.js';
+import { BUNDLE_MAGIC, BUNDLE_VERSION, decodeBundle, LIMITS, RecordKind, type Bundle, type BundleBlob, type BundleEvent, type BundleProcessSidecar, type BundleSidecar } from './bundle.js';
+import { SYNC_LIMITS } from './limits.js';
+import { StreamReader } from './stream-reader.js';
+import { ID_BYTES, idText } from './sync-item.js';
 import { sidecarItemId } from './store-index.js';
 
 /** What a received bundle changed. */
@@ -22,6 +25,8 @@ export interface ReceiveSummary {
   readonly deferred?: number;
   /** Events the receive filter refused (not stored). Absent means none. */
   readonly refused?: readonly ReceiveRefusal[];
+  /** A streamed push lists its first 1000 refusals; when there were more, how many in all. */
+  readonly refusedCount?: number;
 }
 
 /** An event a receive filter kept out, and why (`code` is the filter's error code). */
@@ -83,7 +88,11 @@ export interface ReceiveOptions {
  * prefix per ticket that the next round completes.
  */
 export async function receiveBundle(store: EventStore, body: Uint8Array, options: ReceiveOptions = {}): Promise<ReceiveSummary> {
-  let bundle = decodeBundle(body);
+  return receiveDecoded(store, decodeBundle(body), options);
+}
+
+/** Filters, admits and stores one decoded bundle (or one group of a streamed push). */
+async function receiveDecoded(store: EventStore, bundle: Bundle, options: ReceiveOptions): Promise<ReceiveSummary> {
   let refused: readonly ReceiveRefusal[] = [];
   if (options.filter) ({ bundle, refused } = await options.filter(bundle));
   let ok;
@@ -129,3 +138,141 @@ export async function receiveBundle(store: EventStore, body: Uint8Array, options
   for (const s of ok.sidecars) if (await store.putSidecar(s.ticket, s.name, s.bytes)) sidecars++;
   return { stored, present, sidecars, blobs, processes, ...(ok.deferred.length > 0 ? { deferred: ok.deferred.length } : {}), ...(refused.length > 0 ? { refused } : {}) };
 }
+
+/** Options for `receiveStream`. */
+export interface StreamOptions {
+  readonly filter?: ReceiveFilter;
+  /** Sees each group before it is admitted (a sharded replica refuses foreign tickets). */
+  readonly onGroup?: (group: Bundle) => void;
+  /** A group is admitted once it holds this many record bytes and the next unit begins. */
+  readonly groupBytes?: number;
+  /** The most record bytes one group may hold (one largest unit; a bundle in the older order whole). */
+  readonly maxGroupBytes?: number;
+}
+
+/** Record bytes gathered before a group is admitted (whole units; docs/tik-sync.md, "Streamed push"). */
+export const GROUP_BYTES = 16 << 20;
+/** Refusals listed in a streamed push's summary (the count is complete). */
+const MAX_LISTED_REFUSALS = 1000;
+
+/**
+ * Receives a pushed bundle while it streams: records are parsed one at a time and gathered into
+ * groups of whole units (an event with its sidecars, the blob it attaches and the definition it
+ * pins), and each group is admitted and stored — the same checks as `receiveBundle` — as soon as
+ * it holds `groupBytes` and the next unit begins. So a push of any size holds at most one group
+ * (`groupBytes` plus one unit, `maxGroupBytes` at most) in memory. A bundle in the older order
+ * (blobs before the events that name them, sidecars after all events) is recognised as it arrives
+ * and then gathered whole, within `maxGroupBytes`, as before.
+ *
+ * A refused record or a cut stream stops the push with its error; the groups admitted before it
+ * stay stored. Each group is admitted parents-first and all or nothing, so every stored event is
+ * whole (its sidecars and blob stored with it, its parents stored before it); the pending group is
+ * dropped, and since appends are idempotent the peer's retry completes the transfer.
+ */
+export async function receiveStream(store: EventStore, source: AsyncIterable<Uint8Array>, options: StreamOptions = {}): Promise<ReceiveSummary> {
+  const groupBytes = options.groupBytes ?? GROUP_BYTES;
+  const maxGroupBytes = options.maxGroupBytes ?? SYNC_LIMITS.bundleBytes;
+  const r = new StreamReader(source, 'a push bundle');
+  const magic = await r.bytes(4, 'magic');
+  if (Buffer.compare(magic, BUNDLE_MAGIC) !== 0) {
+    throw new TikError('sync/bad-bundle', 'the body is not a tik sync bundle (it does not start with "TIKB")', { where: 'sync bundle @0', hint: 'send application/octet-stream bundles as docs/tik-sync.md describes' });
+  }
+  const version = await r.byte('version');
+  if (version !== BUNDLE_VERSION) throw new TikError('sync/version', `unsupported bundle version ${version} (this replica speaks 1)`, { where: 'sync bundle @4', hint: 'upgrade the older replica' });
+
+  const total = { stored: 0, present: 0, sidecars: 0, blobs: 0, processes: 0, deferred: 0 };
+  const refused: ReceiveRefusal[] = [];
+  let refusedCount = 0;
+  let group = { processes: [] as string[], processSidecars: [] as BundleProcessSidecar[], blobs: [] as BundleBlob[], events: [] as BundleEvent[], sidecars: [] as BundleSidecar[] };
+  let size = 0;
+  let unit: string | undefined; // `${ticket} ${id}` of the current unit's event
+  let previous: number = RecordKind.End;
+  let olderOrder = false;
+  const admit = async (): Promise<void> => {
+    if (size === 0) return;
+    const bundle: Bundle = group;
+    options.onGroup?.(bundle);
+    const s = await receiveDecoded(store, bundle, options.filter ? { filter: options.filter } : {});
+    total.stored += s.stored;
+    total.present += s.present;
+    total.sidecars += s.sidecars;
+    total.blobs += s.blobs;
+    total.processes += s.processes;
+    total.deferred += s.deferred ?? 0;
+    for (const x of s.refused ?? []) if (refused.length < MAX_LISTED_REFUSALS) refused.push(x);
+    refusedCount += s.refused?.length ?? 0;
+    group = { processes: [], processSidecars: [], blobs: [], events: [], sidecars: [] };
+    size = 0;
+    unit = undefined;
+  };
+  const add = (n: number): void => {
+    size += n;
+    if (size > maxGroupBytes) {
+      throw new TikError('sync/too-large', `a push bundle holds more than ${maxGroupBytes} bytes that must be admitted together (${olderOrder ? 'a bundle in the older record order is admitted whole' : 'one event with its sidecars and blob'})`, {
+        where: `sync bundle @${r.offset}`,
+        hint: olderOrder ? 'send smaller bundles, or upgrade the sender (it then sends records in unit order, admitted while they stream)' : 'the peer sent an oversized unit',
+      });
+    }
+  };
+  for (;;) {
+    const at = r.offset;
+    const kind = await r.byte('record kind (the end record is missing)');
+    // A unit begins with its definition or its event (not an event right after its definition).
+    const begins = kind === RecordKind.End || kind === RecordKind.Process || (kind === RecordKind.Event && previous !== RecordKind.Process && previous !== RecordKind.ProcessSidecar);
+    if (begins && !olderOrder && size >= groupBytes) await admit();
+    if (kind === RecordKind.End) break;
+    if (kind === RecordKind.Process) {
+      const b = await r.lengthPrefixed('process text', LIMITS.process);
+      add(b.length);
+      group.processes.push(Buffer.from(b).toString('utf8'));
+    } else if (kind === RecordKind.ProcessSidecar) {
+      const name = Buffer.from(await r.lengthPrefixed('process sidecar name', LIMITS.name)).toString('utf8');
+      const bytes = await r.lengthPrefixed('process sidecar bytes', LIMITS.sidecar);
+      add(bytes.length + name.length);
+      group.processSidecars.push({ name, bytes });
+    } else if (kind === RecordKind.Blob) {
+      const ticket = uuidText(await r.bytes(16, 'blob ticket'));
+      // in unit order a blob follows the event that attaches it; otherwise this is the older order
+      if (unit === undefined || !unit.startsWith(`${ticket} `)) olderOrder = true;
+      const bytes = await r.lengthPrefixed('blob', LIMITS.blob);
+      add(bytes.length);
+      group.blobs.push({ ticket, bytes });
+    } else if (kind === RecordKind.Event) {
+      const ticket = uuidText(await r.bytes(16, 'event ticket'));
+      const id = idText(await r.bytes(ID_BYTES, 'event id'));
+      const bytes = await r.lengthPrefixed('event bytes', LIMITS.event);
+      add(bytes.length);
+      group.events.push({ ticket, id, bytes });
+      unit = `${ticket} ${id}`;
+    } else if (kind === RecordKind.Sidecar) {
+      const ticket = uuidText(await r.bytes(16, 'sidecar ticket'));
+      const name = Buffer.from(await r.lengthPrefixed('sidecar name', LIMITS.name)).toString('utf8');
+      const bytes = await r.lengthPrefixed('sidecar bytes', LIMITS.sidecar);
+      add(bytes.length + name.length);
+      group.sidecars.push({ ticket, name, bytes });
+      // a sidecar of an event that is not the current unit's: the older order (or a stored event's)
+      if (unit !== undefined && !name.startsWith(`${unit.slice(unit.indexOf(' ') + 1)}.`)) olderOrder = true;
+    } else {
+      throw new TikError('sync/bad-bundle', `sync bundle has an unknown record kind ${kind} at offset ${at}`, { where: `sync bundle @${at}`, hint: 'kinds are 0 end, 1 event, 2 sidecar, 3 blob, 4 process, 5 process signature' });
+    }
+    previous = kind;
+  }
+  await admit();
+  if (!(await r.atEnd())) {
+    throw new TikError('sync/bad-bundle', `sync bundle has byte(s) after its end record at offset ${r.offset}`, { where: `sync bundle @${r.offset}`, hint: 'the body was corrupted in transit; retry' });
+  }
+  return {
+    stored: total.stored,
+    present: total.present,
+    sidecars: total.sidecars,
+    blobs: total.blobs,
+    processes: total.processes,
+    ...(total.deferred > 0 ? { deferred: total.deferred } : {}),
+    ...(refusedCount > 0 ? { refused, ...(refusedCount > refused.length ? { refusedCount } : {}) } : {}),
+  };
+}
+
+const uuidText = (b: Uint8Array): string => {
+  const h = Buffer.from(b).toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+};

@@ -3,7 +3,7 @@ import type { EventStore } from '../store/store.js';
 import { decodeIdList, encodeBundle } from './bundle.js';
 import { collectBundle } from './collect-bundle.js';
 import { SYNC_LIMITS } from './limits.js';
-import { receiveBundle, type ReceiveFilter, type ReceiveSummary } from './receive-bundle.js';
+import { receiveBundle, receiveStream, type ReceiveFilter, type ReceiveSummary, type StreamOptions } from './receive-bundle.js';
 import { Reconciler, type ReconcileOptions } from './reconciler.js';
 import { indexStore, type StoreIndex } from './store-index.js';
 
@@ -51,5 +51,10 @@ export class SyncResponder {
   /** Receives a pushed bundle, through the replica's `filter` when it has one. */
   async push(bundle: Uint8Array, filter?: ReceiveFilter): Promise<ReceiveSummary> {
     return receiveBundle(this.store, bundle, filter ? { filter } : {});
+  }
+
+  /** Receives a pushed bundle while it streams, admitting it group by group (`receiveStream`). */
+  async pushStream(body: AsyncIterable<Uint8Array>, options: StreamOptions = {}): Promise<ReceiveSummary> {
+    return receiveStream(this.store, body, options);
   }
 }

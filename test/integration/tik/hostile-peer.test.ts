@@ -1,9 +1,13 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, closeStore } from '../../../src/tik/store/index.js';
+import { Instant, Uuid, kw } from '../../../src/tik/edn/value.js';
+import { mintEvent } from '../../../src/tik/kernel/index.js';
+import { encodeVarint } from '../../../src/tik/sync/byte-io.js';
+import { ednMapOf } from '../../tik/sync/edn-helpers.js';
 import { startServer, type ServerProcess } from '../../support/processes.js';
 import { freePort } from '../../support/services.js';
 import { until } from '../../support/until.js';
@@ -173,6 +177,76 @@ describe('tik serve against hostile peers and clients', () => {
     expect(peak).toBeLessThan(768 * 1024 * 1024);
     expect((await health(a.server)).status).toBe('ok');
   });
+});
+
+/** The documented bound on a `tik serve` replica's resident memory with the default limits (docs/tik-sync.md, "Memory"). */
+const MEMORY_BOUND = 768 * 1024 * 1024;
+const vm = (pid: number, field: 'VmHWM' | 'VmRSS'): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+
+describe('a streamed push of 1 GiB', () => {
+  it('is admitted while it streams, under the documented memory bound, and /health answers meanwhile', async () => {
+    const a = await serve(['--open-writes']);
+    const pid = a.server.child.pid!;
+    // Valid events, generated on the fly: creates of one ticket, 64 KiB each, pinning a definition
+    // this replica does not hold, so each is admitted in full (hash, UTF-8, parse, canonical) and
+    // then held back as pending — nothing is stored, the stream is all the server has to hold.
+    const ticket = '018f2f6e-7c1a-7000-8000-00000000beef';
+    const digits = 10;
+    const title = `${'t'.repeat(64 * 1024 - 400)}${'0'.repeat(digits)}`;
+    const pin = `sha256-${'ab'.repeat(32)}`;
+    const template = Buffer.from(
+      mintEvent({ ticket: new Uuid(ticket), type: kw('ticket/create'), actor: 'mallory', at: new Instant(Date.parse('2026-07-08T11:00:00Z')), parents: [], body: ednMapOf({ 'ticket/title': title, 'ticket/process': kw('support-request'), 'ticket/process-version': 1n, 'ticket/process-hash': pin }) }).text,
+      'utf8',
+    );
+    const counterAt = template.indexOf('0'.repeat(digits));
+    const ticketBytes = Buffer.from(ticket.replace(/-/g, ''), 'hex');
+    const head = Buffer.concat([Buffer.from([0x01]), ticketBytes]);
+    const length = Buffer.from(encodeVarint(template.length));
+    const recordBytes = head.length + 32 + length.length + template.length;
+    const TOTAL = 1 << 30;
+    const n = Math.ceil(TOTAL / recordBytes);
+    const declared = 5 + n * recordBytes + 1;
+    let peakRss = 0;
+    let healthOk = 0;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, vm(pid, 'VmRSS'));
+      void fetch(`${a.server.url}/health`, { signal: AbortSignal.timeout(5000) }).then((r) => r.status === 200 && healthOk++, () => undefined);
+    }, 250);
+    const started = Date.now();
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${a.server.url}/sync/v1/push`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'content-length': String(declared) } }, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      void (async () => {
+        req.write(Buffer.from('TIKB\x01', 'latin1'));
+        const event = Buffer.from(template);
+        for (let i = 0; i < n && !req.destroyed; i++) {
+          event.write(String(i).padStart(digits, '0'), counterAt, 'latin1');
+          const id = createHash('sha256').update(event).digest();
+          // one fresh buffer per record: the socket may still hold the previous one
+          if (!req.write(Buffer.concat([head, id, length, event]))) await drained(req);
+        }
+        if (!req.destroyed) req.end(Buffer.from([0x00]));
+      })();
+    });
+    const seconds = (Date.now() - started) / 1000;
+    clearInterval(sampler);
+    expect(answer.status, answer.body).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ stored: 0, deferred: n });
+    const peak = vm(pid, 'VmHWM');
+    console.log(`streamed push: ${n} events, ${(declared / (1 << 20)).toFixed(0)} MiB in ${seconds.toFixed(1)} s (${(declared / (1 << 20) / seconds).toFixed(1)} MiB/s); VmHWM ${(peak / (1 << 20)).toFixed(0)} MiB, sampled VmRSS peak ${(peakRss / (1 << 20)).toFixed(0)} MiB; /health answered ${healthOk} times`);
+    expect(peak).toBeLessThan(MEMORY_BOUND);
+    expect(healthOk).toBeGreaterThan(0);
+    // one record claiming 1 GiB is refused at its length prefix, without reading it
+    const claim = Buffer.concat([Buffer.from('TIKB\x01', 'latin1'), head, Buffer.alloc(32), Buffer.from(encodeVarint(1 << 30))]);
+    const res = await fetch(`${a.server.url}/sync/v1/push`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: claim });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('sync/too-large');
+    expect((await health(a.server)).status).toBe('ok');
+  }, 180_000);
 });
 
 describe('tik sync against a hostile replica', () => {

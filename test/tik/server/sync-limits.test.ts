@@ -42,16 +42,20 @@ const stalledPush = (base: string): { done: Promise<number | string>; req: Retur
 };
 
 describe('sync responder limits', () => {
-  it('refuses an oversized push before reading it, a push without a length, and a non-bundle at once', async () => {
+  it('streams a push of any declared length, refuses a record past its cap at its length, and a non-bundle at once', async () => {
     const base = await replica({ bundleBytes: 1 << 20 });
-    expect(await post(`${base}/sync/v1/push`, new Uint8Array((1 << 20) + 1))).toMatchObject({ status: 413, code: 'sync/too-large' });
+    // an empty bundle declared by its length, and one sent chunked with no length: both are read as streams
+    expect(await post(`${base}/sync/v1/push`, Buffer.from('TIKB\x01\x00', 'latin1'))).toMatchObject({ status: 200 });
     const chunked = await fetch(`${base}/sync/v1/push`, {
       method: 'POST',
       headers: { 'content-type': 'application/octet-stream' },
-      body: new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array(16)), c.close()) }),
+      body: new ReadableStream({ start: (c) => (c.enqueue(Buffer.from('TIKB\x01\x00', 'latin1')), c.close()) }),
       duplex: 'half',
     } as RequestInit);
-    expect(chunked.status).toBe(411);
+    expect(chunked.status).toBe(200);
+    // an event record claiming 1 GiB: refused at its length prefix, before any of its bytes
+    const claim = Buffer.concat([Buffer.from('TIKB\x01\x01', 'latin1'), Buffer.alloc(48), Buffer.from([0x84, 0x80, 0x80, 0x80, 0x00])]);
+    expect(await post(`${base}/sync/v1/push`, claim)).toMatchObject({ status: 413, code: 'sync/too-large' });
     expect(await post(`${base}/sync/v1/push`, Buffer.from('not a bundle at all'))).toMatchObject({ status: 400, code: 'sync/bad-bundle' });
     expect(await post(`${base}/sync/v1/reconcile`, new Uint8Array((8 << 20) + 1))).toMatchObject({ status: 413, code: 'sync/too-large' });
   });
@@ -65,18 +69,20 @@ describe('sync responder limits', () => {
     expect(answers[5]).toMatchObject({ code: 'sync/rate-limited', retry: '5' });
   });
 
-  it('admits transfers one at a time with a bounded queue; past it, 503 with Retry-After', async () => {
-    const base = await replica({ transfers: 1, transferQueue: 1 });
-    const holding = stalledPush(base); // takes the one slot
+  it('admits pushes --max-pushes at a time with a bounded queue; past it, 503 sync/push-busy with Retry-After', async () => {
+    const base = await replica({ pushes: 1, transferQueue: 1 });
+    const holding = stalledPush(base); // takes the one push slot
     const waiting = stalledPush(base); // waits in the queue
     await new Promise((r) => setTimeout(r, 200));
-    const refused = await post(`${base}/sync/v1/fetch`, Uint8Array.of(0));
-    expect(refused).toMatchObject({ status: 503, code: 'sync/busy', retry: '5' });
+    const refused = await post(`${base}/sync/v1/push`, Buffer.from('TIKB\x01\x00', 'latin1'));
+    expect(refused).toMatchObject({ status: 503, code: 'sync/push-busy', retry: '5' });
+    // fetch answers have their own slots: a stalled push does not block them
+    expect(await post(`${base}/sync/v1/fetch`, Uint8Array.of(0))).toMatchObject({ status: 200 });
     for (const p of [holding, waiting]) p.req.destroy();
     await Promise.all([holding.done, waiting.done]);
-    // the slots come back: the next fetch is served
+    // the slots come back: the next push is served
     for (let i = 0; i < 50; i++) {
-      const r = await post(`${base}/sync/v1/fetch`, Uint8Array.of(0));
+      const r = await post(`${base}/sync/v1/push`, Buffer.from('TIKB\x01\x00', 'latin1'));
       if (r.status !== 503) {
         expect(r.status).toBe(200);
         return;

@@ -45,9 +45,10 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--headers-timeout <seconds>', 'close a connection whose request headers are not complete within this', '10')
     .option('--request-timeout <seconds>', 'close a connection whose whole request is not received within this', '300')
     .option('--max-sockets <n>', 'open sockets at most; past it the oldest idle or slow one is closed', '512')
+    .option('--max-pushes <n>', 'sync pushes admitted at once (each holds at most 289 MiB); past it and 16 waiting, 503 sync/push-busy', '1')
     .option('--sync-timeout <seconds>', 'per request to a peer during anti-entropy', '60')
     .option('--sync-max-rounds <n>', 'reconciliation round trips per anti-entropy session before a peer is given up on and quarantined', '2048')
-    .action(async (opts: { port: string; host: string; peer: string[]; interval: string; effectsDb?: string; shard?: string; shardPeer: string[]; recur: string[]; recurrences?: string; recurInterval: string; tokens?: string; admit?: string; openWrites?: boolean; allowHost: string[]; headersTimeout: string; requestTimeout: string; maxSockets: string; syncTimeout: string; syncMaxRounds: string }) => {
+    .action(async (opts: { port: string; host: string; peer: string[]; interval: string; effectsDb?: string; shard?: string; shardPeer: string[]; recur: string[]; recurrences?: string; recurInterval: string; tokens?: string; admit?: string; openWrites?: boolean; allowHost: string[]; headersTimeout: string; requestTimeout: string; maxSockets: string; maxPushes: string; syncTimeout: string; syncMaxRounds: string }) => {
       const { parseShardSpec, shardText } = await import('../../shard/shard-spec.js');
       const { parseRecurFlag } = await import('../../recur/recurrence.js');
       const { defaultRecurrencesFile, readRecurrencesFile } = await import('../../recur/recurrences-file.js');
@@ -96,6 +97,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         headersTimeoutMs: seconds('--headers-timeout', opts.headersTimeout),
         requestTimeoutMs: seconds('--request-timeout', opts.requestTimeout),
         maxSockets: Math.max(1, positive('--max-sockets', opts.maxSockets, 1_000_000)),
+        pushes: Math.max(1, positive('--max-pushes', opts.maxPushes, 64)),
       };
       const syncLimits = { requestTimeoutMs: seconds('--sync-timeout', opts.syncTimeout), rounds: Math.max(1, positive('--sync-max-rounds', opts.syncMaxRounds, 1_000_000)) };
       // The replica's own key signs only events that name the replica's own actor (its recurrences).
