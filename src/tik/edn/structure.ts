@@ -289,6 +289,13 @@ export function compareNodes(a: EdnValue, ta: string | undefined, da: number, b:
     structureWork.compareSteps++;
     return ta < tb ? -1 : ta > tb ? 1 : 0;
   }
+  // texts starting differently (the common case: a keyword beside a collection) need no walk
+  const fa = ta !== undefined ? ta.charCodeAt(0) : infoOf(a as readonly EdnValue[]).open.charCodeAt(0);
+  const fb = tb !== undefined ? tb.charCodeAt(0) : infoOf(b as readonly EdnValue[]).open.charCodeAt(0);
+  if (fa !== fb || Number.isNaN(fa)) {
+    structureWork.compareSteps++;
+    return Number.isNaN(fa) ? (Number.isNaN(fb) ? 0 : -1) : Number.isNaN(fb) || fa > fb ? 1 : -1;
+  }
   const ca = new Cursor(a, ta, da);
   const cb = new Cursor(b, tb, db);
   let x = ca.pull();
