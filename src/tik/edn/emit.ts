@@ -4,7 +4,8 @@
  *
  * - exactly one space between elements, no commas, no trailing newline;
  * - map entries sorted by the emitted text of the key, set members by their emitted text, with
- *   Java `String.compareTo` order (UTF-16 code units, which is JS `<`);
+ *   Java `String.compareTo` order (UTF-16 code units, which is JS `<`), found structurally without
+ *   comparing whole texts (`structure.ts`);
  * - strings escape exactly `"` `\` LF TAB CR FF BS; everything else is raw (output is UTF-8);
  * - instants as Java `Instant.toString()` at millisecond precision; uuids in lower case;
  * - integers are `bigint` in the signed 64-bit range; anything else (a JS number, a float, an
@@ -13,6 +14,7 @@
  */
 import { TikError } from '../errors.js';
 import { formatInstant } from './instant-text.js';
+import { infoOf } from './structure.js';
 import { EdnList, EdnMap, EdnSet, EdnSymbol, Instant, Keyword, Uuid, registerCanonicalText, type EdnValue } from './value.js';
 
 /** Deepest allowed collection nesting; a top-level collection is at depth 1. */
@@ -201,15 +203,22 @@ function writeMap(m: EdnMap, depth: number, lav: boolean): string {
     }
     parts.push([kt, vt]);
   }
+  if (!lav) {
+    // canonical order from the structure (never by comparing the texts: that flattens them)
+    const info = infoOf(m, parts.flat());
+    if (info.repeats) throw unsupported('a map with a key twice');
+    let out = '{';
+    for (let i = 0; i < info.order!.length; i++) {
+      const [kt, vt] = parts[info.order![i]!]!;
+      out += (i === 0 ? '' : ' ') + kt + ' ' + vt;
+    }
+    return out + '}';
+  }
   parts.sort(byFirst);
   let out = '{';
   for (let i = 0; i < parts.length; i++) {
     const [kt, vt] = parts[i] as [string, string];
-    if (i > 0) {
-      // Only possible for maps built with a key-text function other than `emit`.
-      if ((parts[i - 1] as [string, string])[0] === kt && !lav) throw unsupported(`a map with the key ${kt} twice`);
-      out += ' ';
-    }
+    if (i > 0) out += ' ';
     out += kt + ' ' + vt;
   }
   return out + '}';
@@ -219,12 +228,15 @@ function writeSet(s: EdnSet, depth: number, lav: boolean): string {
   if (depth >= MAX_DEPTH) throw tooDeep();
   const parts: string[] = [];
   for (const v of s.values()) parts.push(write(v, depth + 1, lav));
-  // one member: no sort, no join (concatenation keeps a nested text shared, not copied)
-  if (parts.length === 1) return '#{' + parts[0]! + '}';
-  parts.sort(compareText);
-  for (let i = 1; i < parts.length && !lav; i++) {
-    if (parts[i] === parts[i - 1]) throw unsupported(`a set with the member ${parts[i]} twice`);
+  if (!lav) {
+    const info = infoOf(s, parts);
+    if (info.repeats) throw unsupported('a set with a member twice');
+    // concatenation, not join: a nested text stays shared, not copied
+    let out = '#{';
+    for (let i = 0; i < info.order!.length; i++) out += (i === 0 ? '' : ' ') + parts[info.order![i]!]!;
+    return out + '}';
   }
+  parts.sort(compareText);
   return '#{' + parts.join(' ') + '}';
 }
 

@@ -21,9 +21,11 @@
  * Columns count Unicode code points from 1.
  */
 import { TikError } from '../errors.js';
-import { emit, equalityText, MAX_DEPTH } from './emit.js';
+import { emit, MAX_DEPTH } from './emit.js';
+import { ednEquals } from './equals.js';
+import { equalityDigest, isCollection } from './structure.js';
 import { parseInstant } from './instant-text.js';
-import { EdnList, EdnMap, EdnSet, EdnSymbol, Instant, Keyword, Uuid, type EdnValue } from './value.js';
+import { EdnList, EdnMap, EdnSet, EdnSymbol, Instant, Keyword, Uuid, type EdnValue, type EntryId } from './value.js';
 
 const MIN_I64 = -(2n ** 63n);
 const MAX_I64 = 2n ** 63n - 1n;
@@ -79,35 +81,42 @@ const names = new Map<string, Keyword | EdnSymbol>();
 const NAMES_MAX = 10_000;
 const NAME_TOKEN_MAX = 64;
 
-/** The canonical text of a key or member; the common scalar cases without the general writer. */
-function textOf(v: EdnValue): string {
+/** The canonical text of a scalar key or member; a keyword without the general writer. */
+function scalarText(v: EdnValue): string {
   if (v instanceof Keyword) return ':' + v.text;
   return emit(v);
-}
-
-/** Equality texts of the list-holding keys seen so far in one collection (allocated only when one is). */
-interface ListIds {
-  set: Set<string> | undefined;
 }
 
 const EOF = Symbol('eof');
 const CLOSED = Symbol('closed');
 
-/** Collections that hold a list somewhere (then their `=` identity differs from their text). */
-const listHolders = new WeakSet<object>();
+/**
+ * The keys (or members) of one collection literal so far, to refuse a repeat under Clojure `=`.
+ * A scalar is identified by its canonical text; a collection by its structural digest (computed
+ * once, bottom-up: no member text is written), a digest match confirmed with `ednEquals`. A scalar
+ * is never `=` to a collection, so the two never meet.
+ */
+class Duplicates {
+  private readonly texts = new Set<string>();
+  private digests: Map<number, EdnValue[]> | undefined;
 
-/** True if a value is or holds a list; O(1) for what the reader built (`listHolders` is set bottom-up). */
-function holdsList(v: EdnValue): boolean {
-  return v instanceof EdnList || (typeof v === 'object' && v !== null && listHolders.has(v));
-}
-
-/** Marks `c` as holding a list when one of its members is or holds one. */
-function markLists(c: object, members: Iterable<EdnValue>): void {
-  for (const m of members) {
-    if (holdsList(m)) {
-      listHolders.add(c);
-      return;
+  /** The member's id for its collection, or undefined if it repeats an earlier one. */
+  admit(v: EdnValue): EntryId | undefined {
+    if (!isCollection(v)) {
+      const t = scalarText(v);
+      if (this.texts.has(t)) return undefined;
+      this.texts.add(t);
+      return t;
     }
+    const d = equalityDigest(v);
+    const same = (this.digests ??= new Map()).get(d);
+    if (same === undefined) {
+      this.digests.set(d, [v]);
+      return v;
+    }
+    for (const o of same) if (ednEquals(o, v)) return undefined;
+    same.push(v);
+    return v;
   }
 }
 
@@ -117,15 +126,10 @@ class Reader {
   prefixes = 0;
   /** Start offset of the form most recently returned by `readItem`. */
   itemStart = 0;
-  /** How much key text of nested collections may still be materialised (see `keyText`). */
-  keyBudget: number;
-
   constructor(
     readonly text: string,
     readonly source: string | undefined,
-  ) {
-    this.keyBudget = 8 * text.length + (1 << 20);
-  }
+  ) {}
 
   fail(message: string, at: number = this.pos, hint: string = HINT): never {
     throw new TikError('edn/malformed', message, { where: this.source, position: positionOf(this.text, at), hint });
@@ -195,16 +199,10 @@ class Reader {
       switch (c) {
         case 34:
           return this.readString();
-        case 40: {
-          const l = new EdnList(this.readSeq(41));
-          markLists(l, l.items);
-          return l;
-        }
-        case 91: {
-          const vec = Object.freeze(this.readSeq(93));
-          markLists(vec, vec);
-          return vec;
-        }
+        case 40:
+          return new EdnList(this.readSeq(41));
+        case 91:
+          return Object.freeze(this.readSeq(93));
         case 123:
           return this.readMap();
         case 41:
@@ -286,60 +284,14 @@ class Reader {
       pairs.push([k as EdnValue, v as EdnValue, keyAt]);
     }
     this.depth--;
-    let m: EdnMap;
-    if (pairs.length === 1) {
-      // one entry: nothing to sort or deduplicate, so no key text now (a nested chain stays linear)
-      m = EdnMap.single(pairs[0]![0], pairs[0]![1]);
-    } else {
-      const byText = new Map<string, readonly [EdnValue, EdnValue]>();
-      const listIds: ListIds = { set: undefined };
-      for (const [k, v, keyAt] of pairs) {
-        const text = this.keyText(k);
-        if (this.isDuplicate(k, text, byText, listIds)) {
-          this.fail(`duplicate map key ${text}`, keyAt, 'EDN forbids repeated keys in a map literal; keep one');
-        }
-        byText.set(text, Object.freeze([k, v] as const));
-      }
-      m = EdnMap.adopt(byText);
+    const keyed = new Map<EntryId, readonly [EdnValue, EdnValue]>();
+    const dups = new Duplicates();
+    for (const [k, v, keyAt] of pairs) {
+      const id = dups.admit(k);
+      if (id === undefined) this.fail(`duplicate map key ${emit(k)}`, keyAt, 'EDN forbids repeated keys in a map literal; keep one');
+      keyed.set(id, Object.freeze([k, v] as const));
     }
-    for (const [k, v] of pairs) {
-      if (holdsList(k) || holdsList(v)) {
-        listHolders.add(m);
-        break;
-      }
-    }
-    return m;
-  }
-
-  /**
-   * The canonical text of a key or member, counted against the reader's budget: texts of nested
-   * collections are computed once each (the writer caches them), but a text used as a key is
-   * materialised, so keys repeating the input many times over mean quadratic work. Within the
-   * budget (several times the input) nothing real is refused.
-   */
-  keyText(v: EdnValue): string {
-    const text = textOf(v);
-    if (typeof v === 'object' && v !== null && !(v instanceof Keyword)) {
-      this.keyBudget -= text.length;
-      if (this.keyBudget < 0) {
-        this.fail('collections nested inside sets or map keys repeat more text than the reader allows', this.pos, 'flatten the value: sets and map keys holding large nested collections are refused');
-      }
-    }
-    return text;
-  }
-
-  /**
-   * Whether `v` (canonical text `text`) repeats an earlier key or member under Clojure `=`.
-   * A value without lists has its canonical text as its equality text, so only values holding a
-   * list need the equality text; those are remembered in `listIds`.
-   */
-  isDuplicate(v: EdnValue, text: string, byText: Map<string, unknown>, listIds: ListIds): boolean {
-    if (byText.has(text)) return true;
-    if (typeof v !== 'object' || v === null || v instanceof Keyword || !holdsList(v)) return listIds.set !== undefined && listIds.set.has(text);
-    const id = equalityText(v);
-    if (byText.has(id) || listIds.set?.has(id) === true) return true;
-    (listIds.set ??= new Set()).add(id);
-    return false;
+    return EdnMap.adopt(keyed);
   }
 
   readSet(): EdnSet {
@@ -353,23 +305,15 @@ class Reader {
       members.push([v as EdnValue, this.itemStart]);
     }
     this.depth--;
-    let set: EdnSet;
-    if (members.length === 1) {
-      set = EdnSet.single(members[0]![0]);
-    } else {
-      const byText = new Map<string, EdnValue>();
-      const listIds: ListIds = { set: undefined };
-      for (const [v, at] of members) {
-        const text = this.keyText(v);
-        if (this.isDuplicate(v, text, byText, listIds)) {
-          this.fail(`duplicate set member ${text}`, at, 'EDN forbids repeated members in a set literal; keep one');
-        }
-        byText.set(text, v);
-      }
-      set = EdnSet.adopt(byText);
+    // duplicates only once the literal is whole: a later syntax error is reported first
+    const keyed = new Map<EntryId, EdnValue>();
+    const dups = new Duplicates();
+    for (const [v, at] of members) {
+      const id = dups.admit(v);
+      if (id === undefined) this.fail(`duplicate set member ${emit(v)}`, at, 'EDN forbids repeated members in a set literal; keep one');
+      keyed.set(id, v);
     }
-    markLists(set, members.map(([v]) => v));
-    return set;
+    return EdnSet.adopt(keyed);
   }
 
   readString(): string {

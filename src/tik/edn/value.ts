@@ -13,11 +13,11 @@
  * | #inst          | `Instant` (epoch milliseconds)              |
  * | vector         | `readonly EdnValue[]` (a frozen JS array)   |
  * | list           | `EdnList`                                   |
- * | map            | `EdnMap` (keyed by the canonical text of the key) |
- * | set            | `EdnSet` (keyed by the canonical text of the member) |
+ * | map            | `EdnMap` (a scalar key filed by its canonical text, a collection key by itself) |
+ * | set            | `EdnSet` (filed the same way)               |
  *
- * Values are immutable. Maps and sets are keyed by canonical text because that is the identity
- * the canonical format uses (§1.2, §1.7); the writer (`emit`) supplies it.
+ * Values are immutable. Identity of keys and members is their canonical text (§1.2, §1.7); the
+ * writer (`emit`) supplies a scalar's, and a collection's is decided structurally (`structure.ts`).
  */
 
 export type EdnValue =
@@ -93,9 +93,8 @@ export function internedCount(): number {
 }
 
 /**
- * The canonical text of a value, for the key of a one-entry map or one-member set (computed when
- * asked for, never stored: see `EdnMap.single`). The writer registers itself here, so this module
- * does not import it.
+ * The canonical text of a value, for scalar keys and for text lookups. The writer registers
+ * itself here, so this module does not import it.
  */
 let canonicalText: (v: EdnValue) => string = () => {
   throw new Error('the EDN writer is not loaded');
@@ -162,49 +161,63 @@ export class EdnList {
 }
 
 /**
+ * How a map key or set member is filed: a scalar by its canonical text (short, and what `get` and
+ * `getByText` look up), a collection by the value itself. A collection's text is never computed
+ * to file it: for a set of sets nested 500 deep that would write (and hash) the text below every
+ * level again, which is quadratic (issue 13). Identity of collections under `=` is the
+ * constructor's or the reader's job (structural digests, see `structure.ts`).
+ */
+export type EntryId = string | object;
+
+function holdsCollection(v: EdnValue): v is readonly EdnValue[] | EdnList | EdnMap | EdnSet {
+  return Array.isArray(v) || v instanceof EdnList || v instanceof EdnMap || v instanceof EdnSet;
+}
+
+/** The id of a key or member; `text`, when given, is its canonical text (the caller computed it). */
+export function entryId(v: EdnValue, text?: string): EntryId {
+  if (holdsCollection(v)) return v;
+  if (text !== undefined) return text;
+  return v instanceof Keyword ? ':' + v.text : canonicalText(v);
+}
+
+/** Could `text` be the canonical text of a collection? */
+const collectionText = (text: string): boolean => {
+  const c = text.charCodeAt(0);
+  return c === 91 || c === 40 || c === 123 || (c === 35 && text.charCodeAt(1) === 123);
+};
+
+/**
  * A map whose identity is the canonical text of each key. `entries` keep insertion order; the
  * writer sorts. Construct through `EdnMap.from` with a key-text function (normally `emit`), so
  * this module does not depend on the writer.
  */
 export class EdnMap {
-  /** Keyed entries; undefined for a one-entry map, which holds `one` instead (see `single`). */
-  private readonly keyed: ReadonlyMap<string, readonly [EdnValue, EdnValue]> | undefined;
-  private readonly one: readonly [EdnValue, EdnValue] | undefined;
+  private readonly keyed: ReadonlyMap<EntryId, readonly [EdnValue, EdnValue]>;
 
-  private constructor(byText: Map<string, readonly [EdnValue, EdnValue]>, one?: readonly [EdnValue, EdnValue]) {
-    // one representation per size, so equal maps are also structurally equal
-    if (one === undefined && byText.size === 1) one = byText.values().next().value!;
-    this.keyed = one === undefined ? byText : undefined;
-    this.one = one;
+  private constructor(keyed: Map<EntryId, readonly [EdnValue, EdnValue]>) {
+    this.keyed = keyed;
     Object.freeze(this);
   }
 
-  /**
-   * A map of one entry. Its key's text is computed when asked for, never stored: there is nothing
-   * to sort or deduplicate, so the reader builds nested one-entry maps without any key text (a
-   * deep chain reads in linear time).
-   */
+  /** A map of one entry (its key's text is computed only if it is a scalar). */
   static single(key: EdnValue, value: EdnValue): EdnMap {
-    return new EdnMap(new Map(), Object.freeze([key, value] as const));
-  }
-
-  private get byText(): ReadonlyMap<string, readonly [EdnValue, EdnValue]> {
-    return this.keyed ?? new Map([[canonicalText(this.one![0]), this.one!]]);
+    return new EdnMap(new Map([[entryId(key), Object.freeze([key, value] as const)]]));
   }
 
   /** Later entries with the same key text replace earlier ones. */
   static from(entries: Iterable<readonly [EdnValue, EdnValue]>, keyText: (v: EdnValue) => string): EdnMap {
     const m = new Map<string, readonly [EdnValue, EdnValue]>();
     for (const [k, v] of entries) m.set(keyText(k), Object.freeze([k, v] as const));
-    return new EdnMap(m);
+    return EdnMap.fromKeyed([...m].map(([t, [k, v]]) => [t, k, v] as const));
   }
 
   /**
-   * Take ownership of a prepared text → frozen [key, value] map (the reader's fast path). The
-   * caller must not touch `byText` afterwards.
+   * Take ownership of a prepared id → frozen [key, value] map whose ids are `entryId(key)` and
+   * whose keys are distinct under `=` (the reader's fast path). The caller must not touch it
+   * afterwards.
    */
-  static adopt(byText: Map<string, readonly [EdnValue, EdnValue]>): EdnMap {
-    return new EdnMap(byText);
+  static adopt(keyed: Map<EntryId, readonly [EdnValue, EdnValue]>): EdnMap {
+    return new EdnMap(keyed);
   }
 
   /**
@@ -212,100 +225,108 @@ export class EdnMap {
    * The caller guarantees each text is `emit(key)`; later texts replace earlier ones.
    */
   static fromKeyed(entries: Iterable<readonly [string, EdnValue, EdnValue]>): EdnMap {
-    const m = new Map<string, readonly [EdnValue, EdnValue]>();
-    for (const [t, k, v] of entries) m.set(t, Object.freeze([k, v] as const));
+    const byText = new Map<string, readonly [EdnValue, EdnValue]>();
+    for (const [t, k, v] of entries) byText.set(t, Object.freeze([k, v] as const));
+    const m = new Map<EntryId, readonly [EdnValue, EdnValue]>();
+    for (const [t, e] of byText) m.set(entryId(e[0], t), e);
     return new EdnMap(m);
   }
 
   get size(): number {
-    return this.keyed?.size ?? 1;
+    return this.keyed.size;
   }
 
   /** Look up by the canonical text of a key (e.g. `':event/type'`). */
   getByText(text: string): EdnValue | undefined {
-    if (this.one !== undefined) return canonicalText(this.one[0]) === text ? this.one[1] : undefined;
-    return this.keyed!.get(text)?.[1];
+    const e = this.keyed.get(text);
+    if (e !== undefined || !collectionText(text)) return e?.[1];
+    for (const [id, [k, v]] of this.keyed) if (typeof id !== 'string' && canonicalText(k) === text) return v;
+    return undefined;
   }
 
   hasText(text: string): boolean {
-    return this.one !== undefined ? canonicalText(this.one[0]) === text : this.keyed!.has(text);
+    if (this.keyed.has(text)) return true;
+    if (!collectionText(text)) return false;
+    for (const [id, [k]] of this.keyed) if (typeof id !== 'string' && canonicalText(k) === text) return true;
+    return false;
   }
 
   /** Look up by keyword, the common case in the kernel. */
   get(key: Keyword): EdnValue | undefined {
-    if (this.one !== undefined) return this.one[0] === key ? this.one[1] : undefined;
-    return this.keyed!.get(key.toString())?.[1];
+    return this.keyed.get(':' + key.text)?.[1];
   }
 
   entries(): IterableIterator<readonly [EdnValue, EdnValue]> {
-    return this.one !== undefined ? [this.one][Symbol.iterator]() : this.keyed!.values();
+    return this.keyed.values();
   }
 
-  /** [keyText, key, value] triples. */
+  /** [keyText, key, value] triples (a collection key's text is written here, when asked for). */
   *textEntries(): IterableIterator<readonly [string, EdnValue, EdnValue]> {
-    for (const [t, [k, v]] of this.byText) yield [t, k, v] as const;
+    for (const [id, [k, v]] of this.keyed) yield [typeof id === 'string' ? id : canonicalText(k), k, v] as const;
   }
 }
 
 /** A set whose identity is the canonical text of each member. */
 export class EdnSet {
-  /** Keyed members; undefined for a one-member set, which holds `one` instead (see `single`). */
-  private readonly keyed: ReadonlyMap<string, EdnValue> | undefined;
-  private readonly one: readonly [EdnValue] | undefined;
+  private readonly keyed: ReadonlyMap<EntryId, EdnValue>;
 
-  private constructor(byText: Map<string, EdnValue>, one?: readonly [EdnValue]) {
-    if (one === undefined && byText.size === 1) one = Object.freeze([byText.values().next().value as EdnValue] as const);
-    this.keyed = one === undefined ? byText : undefined;
-    this.one = one;
+  private constructor(keyed: Map<EntryId, EdnValue>) {
+    this.keyed = keyed;
     Object.freeze(this);
   }
 
-  /** A set of one member, its text computed when asked for (as `EdnMap.single`). */
+  /** A set of one member (its text computed only if it is a scalar). */
   static single(member: EdnValue): EdnSet {
-    return new EdnSet(new Map(), Object.freeze([member] as const));
-  }
-
-  private get byText(): ReadonlyMap<string, EdnValue> {
-    return this.keyed ?? new Map([[canonicalText(this.one![0]), this.one![0]]]);
+    return new EdnSet(new Map([[entryId(member), member]]));
   }
 
   static from(members: Iterable<EdnValue>, keyText: (v: EdnValue) => string): EdnSet {
     const m = new Map<string, EdnValue>();
-    for (const v of members) if (!m.has(keyText(v))) m.set(keyText(v), v);
-    return new EdnSet(m);
+    for (const v of members) {
+      const t = keyText(v);
+      if (!m.has(t)) m.set(t, v);
+    }
+    return EdnSet.fromKeyed(m);
   }
 
   /**
-   * Take ownership of a prepared text → member map (the reader's fast path). The caller must not
-   * touch `byText` afterwards.
+   * Take ownership of a prepared id → member map whose ids are `entryId(member)` and whose
+   * members are distinct under `=` (the reader's fast path). The caller must not touch it.
    */
-  static adopt(byText: Map<string, EdnValue>): EdnSet {
-    return new EdnSet(byText);
+  static adopt(keyed: Map<EntryId, EdnValue>): EdnSet {
+    return new EdnSet(keyed);
   }
 
   /** From members whose text is already known (`emit(member)`); the first of equal texts wins. */
   static fromKeyed(members: Iterable<readonly [string, EdnValue]>): EdnSet {
-    const m = new Map<string, EdnValue>();
-    for (const [t, v] of members) if (!m.has(t)) m.set(t, v);
+    const seen = new Set<string>();
+    const m = new Map<EntryId, EdnValue>();
+    for (const [t, v] of members) {
+      if (seen.has(t)) continue;
+      seen.add(t);
+      m.set(entryId(v, t), v);
+    }
     return new EdnSet(m);
   }
 
   get size(): number {
-    return this.keyed?.size ?? 1;
+    return this.keyed.size;
   }
 
   hasText(text: string): boolean {
-    return this.one !== undefined ? canonicalText(this.one[0]) === text : this.keyed!.has(text);
+    if (this.keyed.has(text)) return true;
+    if (!collectionText(text)) return false;
+    for (const [id, v] of this.keyed) if (typeof id !== 'string' && canonicalText(v) === text) return true;
+    return false;
   }
 
   values(): IterableIterator<EdnValue> {
-    return this.one !== undefined ? [this.one[0]][Symbol.iterator]() : this.keyed!.values();
+    return this.keyed.values();
   }
 
+  /** [memberText, member] pairs (a collection member's text is written here, when asked for). */
   *textEntries(): IterableIterator<readonly [string, EdnValue]> {
-    // a single member's text is not hashed into a map just to be listed
-    if (this.one !== undefined) yield [canonicalText(this.one[0]), this.one[0]] as const;
-    else yield* this.keyed!;
+    for (const [id, v] of this.keyed) yield [typeof id === 'string' ? id : canonicalText(v), v] as const;
   }
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { emit, ednEquals, ednList, ednMap, ednSet, readEdn, type EdnValue } from '../../../src/tik/edn/index.js';
+import { emit, ednEquals, ednList, ednMap, ednSet, equalityText, readEdn, type EdnValue } from '../../../src/tik/edn/index.js';
 import { EdnList, EdnMap, EdnSet, Uuid } from '../../../src/tik/edn/value.js';
 import { arbEdn } from './arbitrary.js';
 
@@ -105,6 +105,79 @@ describe('reader and canonical writer round-trip (fuzz)', () => {
         expect(() => readEdn(`[${text}]`)).toThrow(/nested more than 512 deep/);
       }),
       { numRuns: 20 },
+    );
+  });
+
+  // Collections as set members and map keys: the reader identifies them by structural digest and
+  // the writer orders them with a structural comparator; both are checked against naive references
+  // that write every member's whole text (string sort; pairwise `=` by equality text).
+
+  /** Reference canonical writer: members and keys sorted by their whole emitted text. */
+  function naiveEmit(v: EdnValue): string {
+    if (Array.isArray(v)) return '[' + (v as readonly EdnValue[]).map(naiveEmit).join(' ') + ']';
+    if (v instanceof EdnList) return '(' + v.items.map(naiveEmit).join(' ') + ')';
+    const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+    if (v instanceof EdnSet) return '#{' + [...v.values()].map(naiveEmit).sort(byText).join(' ') + '}';
+    if (v instanceof EdnMap) {
+      const es = [...v.entries()].map(([k, x]) => [naiveEmit(k), naiveEmit(x)] as const).sort((a, b) => byText(a[0], b[0]));
+      return '{' + es.map(([k, x]) => `${k} ${x}`).join(' ') + '}';
+    }
+    return emit(v);
+  }
+
+  /** Every list written as a vector, at any depth (an `=` twin that prints differently). */
+  function listsToVectors(v: EdnValue): EdnValue {
+    if (Array.isArray(v)) return Object.freeze((v as readonly EdnValue[]).map(listsToVectors));
+    if (v instanceof EdnList) return Object.freeze(v.items.map(listsToVectors));
+    if (v instanceof EdnSet) return ednSet([...v.values()].map(listsToVectors));
+    if (v instanceof EdnMap) return ednMap([...v.entries()].map(([k, x]) => [listsToVectors(k), listsToVectors(x)] as const));
+    return v;
+  }
+
+  const isColl = (v: EdnValue): boolean => Array.isArray(v) || v instanceof EdnList || v instanceof EdnMap || v instanceof EdnSet;
+  const arbColl = fc.oneof(arbEdn.filter(isColl), arbTower.filter(isColl));
+  /** Collection members, some of them `=` twins of others (or exact copies). */
+  const arbMembers = fc
+    .tuple(fc.array(arbColl, { minLength: 1, maxLength: 6 }), fc.array(fc.tuple(fc.nat(), fc.boolean()), { maxLength: 2 }))
+    .map(([xs, twins]) => [...xs, ...twins.map(([i, deep]) => (deep ? listsToVectors(xs[i % xs.length]!) : xs[i % xs.length]!))]);
+
+  /** Reference: is any member `=` to an earlier one? */
+  const naiveHasDuplicate = (xs: readonly EdnValue[]): boolean => xs.some((x, i) => xs.slice(0, i).some((y) => equalityText(y) === equalityText(x)));
+
+  test('sets of collections: read(emit(v)) = v, emit matches the naive writer, duplicates found exactly when the naive check finds one', () => {
+    fc.assert(
+      fc.property(arbMembers, fc.integer(), (xs, seed) => {
+        const literal = '#{' + xs.map((x) => noisy(x, lcg(seed))).join(' ') + '}';
+        if (naiveHasDuplicate(xs)) {
+          expect(() => readEdn(literal)).toThrow(/duplicate set member/);
+          return;
+        }
+        const v = readEdn(literal);
+        const text = emit(v);
+        expect(text === naiveEmit(v)).toBe(true);
+        expect(emit(readEdn(text)) === text).toBe(true);
+        expect(ednEquals(readEdn(text), v)).toBe(true);
+      }),
+      runs,
+    );
+  });
+
+  test('maps keyed by collections: read(emit(v)) = v, emit matches the naive writer, duplicate keys found exactly when the naive check finds one', () => {
+    fc.assert(
+      fc.property(arbMembers, fc.array(arbEdn, { minLength: 8, maxLength: 8 }), fc.integer(), (keys, vals, seed) => {
+        const literal = '{' + keys.map((k, i) => `${noisy(k, lcg(seed + i))} ${noisy(vals[i % vals.length]!, lcg(seed))}`).join(' ') + '}';
+        if (naiveHasDuplicate(keys)) {
+          expect(() => readEdn(literal)).toThrow(/duplicate map key/);
+          return;
+        }
+        const v = readEdn(literal);
+        const text = emit(v);
+        expect(text === naiveEmit(v)).toBe(true);
+        expect(emit(readEdn(text)) === text).toBe(true);
+        // a set holding this map and its list-free twin: one member under `=`
+        expect(() => readEdn(`#{${text} ${emit(listsToVectors(v))}}`)).toThrow(/duplicate set member/);
+      }),
+      runs,
     );
   });
 });
