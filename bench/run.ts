@@ -2,6 +2,7 @@
  * Runs every benchmark and prints each as a ratio to its floor, measured side by side in this run
  * (never a timed assertion). `npm run bench`; `node dist/bench/run.js --quick` for small sizes.
  */
+import { benchCliStartup } from './tik/cli-startup.js';
 import { benchDeriveTicket } from './tik/derive-ticket.js';
 import { benchEdnRead } from './tik/edn-read.js';
 import { benchLs } from './tik/ls-store.js';
@@ -19,6 +20,7 @@ const results: BenchResult[] = [
   ...status.results,
   ...(await benchSyncIndex(quick ? 100 : 1000, quick ? 3 : 5)),
   ...edn.results,
+  ...(await benchCliStartup(quick ? 5 : 15)),
 ];
 
 const rows = results.map((r) => [r.name, `${r.ms.toFixed(1)} ms`, `${r.floorMs.toFixed(1)} ms`, `${ratio(r)}×`, r.note]);

@@ -3,7 +3,14 @@
  * BIGINT columns) are returned as numbers when they are safe integers, as strings otherwise; the
  * parser is scoped to this pool, not installed globally.
  */
-import pg from 'pg';
+import type pgModule from 'pg';
+
+type Pg = typeof pgModule;
+let pgLoaded: Pg | undefined;
+/** The driver is loaded by the first connection, so that a CLI which never connects does not pay for it. */
+async function loadPg(): Promise<Pg> {
+  return (pgLoaded ??= (await import('pg')).default);
+}
 import { CodedError } from '../errors.js';
 import { toPostgresPlaceholders } from './placeholders.js';
 import type { ListeningSqlClient, SqlExecutor, SqlRow, SqlValue, TransactionOptions } from './sql-client.js';
@@ -19,6 +26,8 @@ export interface PostgresClientOptions {
 const INT8 = 20;
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
+    // only called by a pool or client, which exist once the driver is loaded
+    const pg = pgLoaded as Pg;
     if (oid === INT8 && format !== 'binary') {
       return (v: string) => {
         const n = Number(v);
@@ -30,6 +39,7 @@ const types = {
 };
 
 export async function openPostgresClient(url: string, options: PostgresClientOptions = {}): Promise<ListeningSqlClient> {
+  const pg = await loadPg();
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 5, min: options.min ?? 0, types });
   const onError = options.onBackgroundError ?? (() => undefined);
   pool.on('error', onError);
@@ -51,7 +61,7 @@ class PostgresClient implements ListeningSqlClient {
   private readonly stops = new Set<() => Promise<void>>();
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: pgModule.Pool,
     private readonly url: string,
     private readonly onError: (e: Error) => void,
   ) {}
@@ -101,10 +111,10 @@ class PostgresClient implements ListeningSqlClient {
    */
   async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
     let active = true;
-    let current: pg.Client | undefined;
+    let current: pgModule.Client | undefined;
     let retry: ReturnType<typeof setTimeout> | undefined;
     const connect = async (): Promise<void> => {
-      const client = new pg.Client({ connectionString: this.url, types });
+      const client = new (pgLoaded as Pg).Client({ connectionString: this.url, types });
       client.on('error', this.onError);
       client.on('notification', (m) => {
         if (m.channel === channel) onNotify(m.payload ?? '');
@@ -155,7 +165,7 @@ class PostgresClient implements ListeningSqlClient {
   }
 }
 
-function executor(q: pg.Pool | pg.PoolClient): SqlExecutor {
+function executor(q: pgModule.Pool | pgModule.PoolClient): SqlExecutor {
   return {
     dialect: 'postgres',
     async query<R extends SqlRow>(sql: string, params: readonly SqlValue[] = []): Promise<R[]> {

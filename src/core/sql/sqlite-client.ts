@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { CodedError } from '../errors.js';
 import type { SqlClient, SqlExecutor, SqlRow, SqlValue, TransactionOptions } from './sql-client.js';
 
@@ -17,7 +17,9 @@ export interface SqliteClientOptions {
 
 export async function openSqliteClient(path: string, options: SqliteClientOptions = {}): Promise<SqlClient> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { timeout: 0 });
+  // loaded on first open, so that a CLI which never opens a database does not pay for the driver
+  const { default: Sqlite } = await import('better-sqlite3');
+  const db = new Sqlite(path, { timeout: 0 });
   const client = new SqliteClient(db, options.busyTimeoutMs ?? 30_000);
   try {
     // switching to WAL needs a moment of exclusive access: another process may be starting too

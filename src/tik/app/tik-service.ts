@@ -1,3 +1,4 @@
+import { rememberWarnings } from './warnings-before.js';
 import { emit, ednMap, readEdn } from '../edn/index.js';
 import { formatInstant } from '../edn/instant-text.js';
 import { Instant, isMap, Keyword, Uuid, type EdnValue } from '../edn/value.js';
@@ -111,12 +112,7 @@ export interface NextValue {
   readonly skipped: readonly SkippedTicket[];
 }
 
-const earlier = new WeakMap<Error, readonly string[]>();
-
-/** The warnings an operation had collected before it failed with `e` (printed before the error). */
-export function warningsBefore(e: unknown): readonly string[] {
-  return e instanceof Error ? (earlier.get(e) ?? []) : [];
-}
+export { warningsBefore } from './warnings-before.js';
 
 /** The instant a read derives at: `at` if given, else the clock's now. */
 const nowOr = (clock: WriterClock, at: Instant | undefined): Instant => at ?? clock.now();
@@ -147,7 +143,7 @@ export class TikService {
       const value = await f({ warn: (t) => warnings.push(t) });
       return { value, warnings };
     } catch (e) {
-      if (warnings.length > 0 && e instanceof Error) earlier.set(e, warnings);
+      if (warnings.length > 0 && e instanceof Error) rememberWarnings(e, warnings);
       throw e;
     }
   }

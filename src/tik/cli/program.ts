@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { packageVersion } from '../../core/version.js';
 import type { CliContext } from './context.js';
-import { pushRemote } from './remote-store.js';
 import { registerActor } from './commands/actor.js';
 import { registerAttach } from './commands/attach.js';
 import { registerAttest } from './commands/attest.js';
@@ -50,7 +49,9 @@ export function buildTikProgram(ctx: CliContext): Command {
     );
   ctx.attach(program);
   // With --remote, what the verb wrote goes to the replica once the verb has succeeded.
-  program.hook('postAction', () => pushRemote(ctx));
+  program.hook('postAction', async () => {
+    if (ctx.globals().remote) await (await import('./remote-store.js')).pushRemote(ctx);
+  });
   for (const register of [
     registerInit,
     registerNew,

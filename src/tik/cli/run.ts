@@ -5,7 +5,7 @@ import { CliContext } from './context.js';
 import { buildTikProgram } from './program.js';
 import { closeRunStores } from './store-access.js';
 import { outcomeOf } from '../app/error-table.js';
-import { warningsBefore } from '../app/tik-service.js';
+import { warningsBefore } from '../app/warnings-before.js';
 
 /** Exit codes of the `tik` command. */
 export const EXIT = Object.freeze({ ok: 0, failure: 1, usage: 2 });

@@ -2,13 +2,11 @@ import { readFileSync } from 'node:fs';
 import { parseOpenSshPrivateKey, type SshPrivateKey } from '../../core/sshsig.js';
 import { TikError } from '../errors.js';
 import { discoverRoot } from '../store/file/discover.js';
-import { initStore } from '../store/file/open-file-store.js';
-import { closeStore, initSqliteStore, openStore as openStoreAt } from '../store/open-store.js';
-import { isPostgresUrl } from '../store/postgres/postgres-store.js';
+import { isPostgresUrl } from '../store/postgres/postgres-url.js';
 import type { EventStore } from '../store/store.js';
-import { signEvent } from '../verify/index.js';
 import type { CliContext } from './context.js';
-import { openRemoteStore } from './remote-store.js';
+// Opening, signing and syncing are imported when a verb first needs them: every command module
+// depends on this one, so what it loads statically is paid by `tik --help` (CLI start-up).
 
 /**
  * The CLI's one door to the store: opening it, loading a ticket for a verb (events parsed, the
@@ -48,8 +46,10 @@ export async function openStore(ctx: CliContext): Promise<EventStore> {
     } catch {
       local = undefined;
     }
+    const { openRemoteStore } = await import('./remote-store.js');
     return openRemoteStore(ctx, remote, local);
   }
+  const { openStore: openStoreAt } = await import('../store/open-store.js');
   return trackStore(ctx, await openStoreAt(storeTarget(ctx)));
 }
 
@@ -57,23 +57,27 @@ export async function openStore(ctx: CliContext): Promise<EventStore> {
 export async function closeRunStores(ctx: CliContext): Promise<void> {
   const list = opened.get(ctx) ?? [];
   opened.delete(ctx);
+  if (list.length === 0) return;
+  const { closeStore } = await import('../store/open-store.js');
   for (const s of list) await closeStore(s).catch(() => undefined);
 }
 
 /** `tik init`: create a file store; returns its directory. */
 export async function initFileStore(root: string, options: { hidden: boolean }): Promise<string> {
+  const { initStore } = await import('../store/file/open-file-store.js');
   const store = await initStore(root, { hidden: options.hidden });
   return store.location;
 }
 
 /** `tik init --sqlite`: create a SQLite store (`tik.db`); returns the database path. */
 export async function initSqliteFileStore(root: string, options: { hidden: boolean }): Promise<string> {
+  const { initSqliteStore } = await import('../store/open-store.js');
   const store = await initSqliteStore(root, { hidden: options.hidden });
   await store.close();
   return store.location;
 }
 
-export { loadTicketAt, openTicket, parseStoredEvents, readRegister, requireDef, resolveDefinition, type OpenTicket } from '../app/ticket-loader.js';
+export type { OpenTicket } from '../app/ticket-loader.js';
 
 let cachedKey: { path: string; key: SshPrivateKey } | undefined;
 
@@ -97,5 +101,6 @@ export function envSigningKey(ctx: CliContext, explicit?: string): SshPrivateKey
 
 /** Write the `<id>.sig.<fpr16>` authorship sidecar for an event (namespace `tik-event`). */
 export async function signStoredEvent(store: EventStore, ticket: string, id: string, key: SshPrivateKey): Promise<string> {
+  const { signEvent } = await import('../verify/index.js');
   return (await signEvent(store, ticket, id, key)).name;
 }

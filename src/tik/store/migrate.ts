@@ -25,6 +25,7 @@ import { SQLITE_BLOBS_DIR, SqliteStore } from './sqlite/sqlite-store.js';
 import type { EventStore } from './store.js';
 import { CONTENT_ID, SIDECAR_NAME, sha256Id } from './store-names.js';
 import { admitEventBytes, replacesStored } from './admission/index.js';
+import { MIGRATE_TARGETS, type MigrateTarget } from './migrate-targets.js';
 
 /** Side files copied verbatim: top-level files and directories of the store (one level each). */
 export const SIDE_FILES: readonly string[] = Object.freeze(['actors', 'roles.edn', 'oidc.edn', 'effects.edn', 'pipelines.edn']);
@@ -260,8 +261,7 @@ export async function migrateStore(
 }
 
 
-export type MigrateTarget = 'sqlite' | 'file' | 'postgres';
-export const MIGRATE_TARGETS: readonly MigrateTarget[] = Object.freeze(['sqlite', 'file', 'postgres']);
+export { MIGRATE_TARGETS, type MigrateTarget } from './migrate-targets.js';
 
 export interface MigrateRequest extends CopyOptions {
   /** The source: a store root directory or a PostgreSQL URL. */

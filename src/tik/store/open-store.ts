@@ -13,8 +13,10 @@ import { TikError } from '../errors.js';
 import { detectLayout } from './file/discover.js';
 import { HIDDEN_DIR } from './file/file-layout.js';
 import { FileStore } from './file/file-store.js';
-import { isPostgresUrl, PostgresStore } from './postgres/postgres-store.js';
-import { SqliteStore } from './sqlite/sqlite-store.js';
+import { isPostgresUrl } from './postgres/postgres-url.js';
+// The SQL backends load their drivers (pg, better-sqlite3): imported when a store of that kind is
+// opened, so that commands on a file store, and `tik --help`, do not pay for them.
+import type { SqliteStore } from './sqlite/sqlite-store.js';
 import type { EventStore } from './store.js';
 import { recoverMigration } from './migration-journal.js';
 
@@ -25,12 +27,12 @@ export interface OpenStoreOptions {
 
 /** Opens the store at a root directory or PostgreSQL URL. */
 export async function openStore(rootOrUrl: string, options: OpenStoreOptions = {}): Promise<EventStore> {
-  if (isPostgresUrl(rootOrUrl)) return PostgresStore.open(rootOrUrl);
+  if (isPostgresUrl(rootOrUrl)) return (await import('./postgres/postgres-store.js')).PostgresStore.open(rootOrUrl);
   // a migration killed here earlier is finished or undone before the layout is read
   await recoverMigration(rootOrUrl);
   const layout = detectLayout(rootOrUrl);
   if (layout.kind === 'file') return new FileStore(layout.base, options);
-  if (layout.kind === 'sqlite') return SqliteStore.open(dirname(layout.path), options);
+  if (layout.kind === 'sqlite') return (await import('./sqlite/sqlite-store.js')).SqliteStore.open(dirname(layout.path), options);
   throw new TikError('store/not-found', `no tik store at ${layout.root}`, {
     where: layout.root,
     hint: 'run `tik init` (or `tik init --sqlite`) there, or set TIK_ROOT / --root to an existing store',
@@ -66,6 +68,7 @@ export async function initSqliteStore(root: string, options: { readonly hidden?:
     }
   }
   const base = hidden ? join(layout.root, HIDDEN_DIR) : layout.root;
+  const { SqliteStore } = await import('./sqlite/sqlite-store.js');
   const store = await SqliteStore.open(base, options);
   await store.ensureLayout();
   return store;

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, snapshot, T0, tempDir, tik } from '../cli/harness.js';
 import { Instant } from '../../../src/tik/edn/value.js';
 import { statusView } from '../../../src/tik/app/lenses.js';
-import { loadTicketAt } from '../../../src/tik/cli/store-access.js';
+import { loadTicketAt } from '../../../src/tik/app/ticket-loader.js';
 import { MemoryStore } from '../../../src/tik/store/memory/memory-store.js';
 import { importTree } from '../../../src/tik/store/export-import.js';
 import { eventKeys } from '../../../src/tik/store/migrate.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loadTicketAt } from '../../../src/tik/cli/store-access.js';
+import { loadTicketAt } from '../../../src/tik/app/ticket-loader.js';
 import { statusView } from '../../../src/tik/app/lenses.js';
 import { emit, readEdn } from '../../../src/tik/edn/index.js';
 import { Instant, Uuid, kw, ednMapOf, type EdnValue } from './edn-helpers.js';

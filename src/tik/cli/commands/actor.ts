@@ -1,7 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { openStore } from '../store-access.js';
 
 /** `tik actor add <name> <pubkey-file-or-line>`: allow a key to sign as `name` (the `actors` file). */
 export function registerActor(program: Command, ctx: CliContext): void {
@@ -13,6 +12,7 @@ export function registerActor(program: Command, ctx: CliContext): void {
     .argument('<pubkey>', 'a .pub file, or the public key line itself')
     .option('--json', 'print {name, fpr16, line}')
     .action(async (name: string, pubkey: string, opts: { json?: boolean }) => {
+      const { openStore } = await import('../store-access.js');
       const line = readKeyArgument(ctx, pubkey);
       const store = await openStore(ctx);
       const entry = await store.addActor(name, line);

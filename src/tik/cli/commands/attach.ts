@@ -1,9 +1,7 @@
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { TikError } from '../../errors.js';
-import { ADMISSION_LIMITS, readFileBounded } from '../../store/admission/index.js';
 import type { CliContext } from '../context.js';
-import { printWarnings, serviceFor } from '../service.js';
 import { printWritten } from '../written.js';
 
 /** `tik attach <id> file [--as path]`: store the file as a blob and attach it (default `repro/<name>`). */
@@ -16,6 +14,8 @@ export function registerAttach(program: Command, ctx: CliContext): void {
     .option('--as <path>', 'the artifact path guards match (default repro/<file name>)')
     .option('--json', 'print the written event id as JSON')
     .action(async (prefix: string, file: string, opts: { as?: string; json?: boolean }) => {
+      const { ADMISSION_LIMITS, readFileBounded } = await import('../../store/admission/index.js');
+      const { printWarnings, serviceFor } = await import('../service.js');
       // bounded while reading: an endless file stops at the shared blob limit
       const bytes = await readFileBounded(ctx.path(file), ADMISSION_LIMITS.blob, file);
       if (bytes === undefined) throw new TikError('cli/no-file', `cannot read ${file}`, { where: file, hint: 'give the path of an existing file' });

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { printWarnings, serviceFor } from '../service.js';
 import { printWritten } from '../written.js';
 
 /**
@@ -17,6 +16,7 @@ export function registerAttest(program: Command, ctx: CliContext): void {
     .option('--body <edn-map>', 'more entries for the attestation body, as an EDN map')
     .option('--json', 'print the written event id as JSON')
     .action(async (prefix: string, claim: string, opts: { body?: string; json?: boolean }) => {
+      const { printWarnings, serviceFor } = await import('../service.js');
       const svc = await serviceFor(ctx, { write: true });
       const r = await svc.attest({ actor: ctx.actor(), ticket: prefix, claim, body: opts.body });
       printWarnings(ctx, r.warnings);

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import { TikError } from '../../errors.js';
-import { ADMISSION_LIMITS, checkSize } from '../../store/admission/index.js';
 import type { CliContext } from '../context.js';
-import { printWarnings, serviceFor } from '../service.js';
 import { printWritten } from '../written.js';
 
 /**
@@ -17,6 +15,8 @@ export function registerComment(program: Command, ctx: CliContext): void {
     .argument('<text...>', 'the comment text (words are joined with spaces)')
     .option('--json', 'print the written event id as JSON')
     .action(async (prefix: string, words: string[], opts: { json?: boolean }) => {
+      const { ADMISSION_LIMITS, checkSize } = await import('../../store/admission/index.js');
+      const { printWarnings, serviceFor } = await import('../service.js');
       const text = words.join(' ');
       if (text.trim() === '') throw new TikError('cli/usage', 'a comment needs some text', { where: 'text' });
       checkSize('a comment', Buffer.byteLength(text, 'utf8'), ADMISSION_LIMITS.blob, 'text');

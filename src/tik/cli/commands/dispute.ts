@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { parseKeyPath } from '../../app/kv-args.js';
-import { printWarnings, serviceFor } from '../service.js';
 import { printWritten } from '../written.js';
 
 /**
@@ -18,6 +16,8 @@ export function registerDispute(program: Command, ctx: CliContext): void {
     .option('--withdraw', "withdraw this actor's disputes on the key")
     .option('--json', 'print the written event id as JSON')
     .action(async (prefix: string, key: string, opts: { reason?: string; withdraw?: boolean; json?: boolean }) => {
+      const { parseKeyPath } = await import('../../app/kv-args.js');
+      const { printWarnings, serviceFor } = await import('../service.js');
       parseKeyPath(key, 'key');
       const svc = await serviceFor(ctx, { write: true });
       const r = await svc.dispute({ actor: ctx.actor(), ticket: prefix, key, reason: opts.reason, withdraw: opts.withdraw });

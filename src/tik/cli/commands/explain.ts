@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { readNow } from '../read-now.js';
-import { renderExplain } from '../render.js';
-import { printWarnings, serviceFor } from '../service.js';
 
 /**
  * `tik explain <id> [--actor A] [--at INST] [--json]`: for each frontier stage, what holds, what
@@ -16,6 +13,9 @@ export function registerExplain(program: Command, ctx: CliContext): void {
     .option('--at <instant>', 'derive at this instant instead of now')
     .option('--json', 'print the explanation as JSON (see docs/tik.md)')
     .action(async (prefix: string, opts: { at?: string; json?: boolean }) => {
+      const { readNow } = await import('../read-now.js');
+      const { renderExplain } = await import('../render.js');
+      const { printWarnings, serviceFor } = await import('../service.js');
       const at = readNow(ctx, opts.at);
       const forActor = ctx.actorFilter();
       const r = await (await serviceFor(ctx)).explain(prefix, { at, ...(forActor !== undefined ? { forActor } : {}) });

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { exportStore } from '../../store/export-import.js';
 import type { CliContext } from '../context.js';
-import { openStore } from '../store-access.js';
 
 /** `tik export <dir>`: write the store (any backend) as a file tree in upstream's layout. */
 export function registerExport(program: Command, ctx: CliContext): void {
@@ -10,6 +8,8 @@ export function registerExport(program: Command, ctx: CliContext): void {
     .description('write the store as a file tree (tickets/, processes/, …) at DIR; adds to an existing tree')
     .argument('<dir>', 'the directory to write')
     .action(async (dir: string) => {
+      const { exportStore } = await import('../../store/export-import.js');
+      const { openStore } = await import('../store-access.js');
       const store = await openStore(ctx);
       const c = await exportStore(store, ctx.path(dir));
       ctx.out(`exported ${c.events} events (${c.newEvents} new), ${c.sidecars} sidecars and ${c.blobs} blobs of ${c.tickets} tickets to ${ctx.path(dir)}`);

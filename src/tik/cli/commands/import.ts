@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { importTree } from '../../store/export-import.js';
 import type { CliContext } from '../context.js';
-import { openStore } from '../store-access.js';
 
 /**
  * `tik import <dir|tgz>`: append a file tree's events (with sidecars, blobs and definitions) to the
@@ -14,6 +12,8 @@ export function registerImport(program: Command, ctx: CliContext): void {
     .description('append the events, sidecars and blobs of a file tree (as tik export writes) to the store')
     .argument('<dir|tgz>', 'the tree to import: a directory, or a gzipped tar of one')
     .action(async (dir: string) => {
+      const { importTree } = await import('../../store/export-import.js');
+      const { openStore } = await import('../store-access.js');
       const store = await openStore(ctx);
       const c = await importTree(ctx.path(dir), store);
       ctx.out(`imported ${c.newEvents} new events (${c.events} in the tree), ${c.sidecars} sidecars and ${c.blobs} blobs of ${c.tickets} tickets`);

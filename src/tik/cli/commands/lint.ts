@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { readEdn } from '../../edn/index.js';
 import { TikError } from '../../errors.js';
-import { lint, parseProcess } from '../../kernel/index.js';
 import type { CliContext } from '../context.js';
 
 /** `tik lint FILE`: parse, hash and lint a process definition; exit 1 if it has errors. */
@@ -12,7 +10,9 @@ export function registerLint(program: Command, ctx: CliContext): void {
     .description('check a process definition: errors fail, warnings are advice')
     .argument('<file>', 'a process definition (.edn)')
     .option('--json', 'print {file, process, version, hash, errors, warnings} as JSON')
-    .action((f: string, opts: { json?: boolean }) => {
+    .action(async (f: string, opts: { json?: boolean }) => {
+      const { readEdn } = await import('../../edn/index.js');
+      const { lint, parseProcess } = await import('../../kernel/index.js');
       const file = ctx.path(f);
       let text: string;
       try {

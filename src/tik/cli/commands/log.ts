@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { renderLog } from '../render.js';
-import { printWarnings, serviceFor } from '../service.js';
 
 /** `tik log <id> [--json]`: the events in fold order and the stages each one derived. */
 export function registerLog(program: Command, ctx: CliContext): void {
@@ -11,6 +9,8 @@ export function registerLog(program: Command, ctx: CliContext): void {
     .argument('<ticket>', 'ticket id or unique prefix')
     .option('--json', 'print the log as JSON (see docs/tik.md)')
     .action(async (prefix: string, opts: { json?: boolean }) => {
+      const { renderLog } = await import('../render.js');
+      const { printWarnings, serviceFor } = await import('../service.js');
       const r = await (await serviceFor(ctx)).log(prefix);
       printWarnings(ctx, r.warnings);
       if (opts.json) ctx.json(r.value.json);

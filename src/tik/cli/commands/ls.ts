@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { renderLs } from '../render.js';
-import { printWarnings, serviceFor } from '../service.js';
 
 /**
  * `tik ls [--all] [--json]`: every open ticket with its current stages (settled ones with --all).
@@ -14,6 +12,8 @@ export function registerLs(program: Command, ctx: CliContext): void {
     .option('--all', 'include settled tickets')
     .option('--json', 'print the list as JSON (see docs/tik.md)')
     .action(async (opts: { all?: boolean; json?: boolean }) => {
+      const { renderLs } = await import('../render.js');
+      const { printWarnings, serviceFor } = await import('../service.js');
       const r = await (await serviceFor(ctx)).ls({ all: opts.all === true });
       printWarnings(ctx, r.warnings);
       if (r.value.skipped.length > 0) ctx.fail(1);

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { printWarnings, serviceFor } from '../service.js';
 
 /**
  * `tik new <process> [--title T]`: lint the named definition `processes/<process>.edn` (errors
@@ -15,6 +14,7 @@ export function registerNew(program: Command, ctx: CliContext): void {
     .option('--title <title>', 'the ticket title (default: the process name)')
     .option('--json', 'print {ticket, event, process: {id, version, hash}}')
     .action(async (name: string, opts: { title?: string; json?: boolean }) => {
+      const { printWarnings, serviceFor } = await import('../service.js');
       const svc = await serviceFor(ctx, { write: true });
       const r = await svc.create({ actor: ctx.actor(), process: name, title: opts.title });
       printWarnings(ctx, r.warnings);

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { renderNext } from '../render.js';
-import { printWarnings, serviceFor } from '../service.js';
 
 /**
  * `tik next [--actor A] [--role R] [--all] [--json]`: the inbox — actions across tickets, ranked by
@@ -16,6 +14,8 @@ export function registerNext(program: Command, ctx: CliContext): void {
     .option('--all', 'include settled tickets')
     .option('--json', 'print the inbox as JSON (see docs/tik.md)')
     .action(async (opts: { role?: string; all?: boolean; json?: boolean }) => {
+      const { renderNext } = await import('../render.js');
+      const { printWarnings, serviceFor } = await import('../service.js');
       const actor = ctx.actorFilter();
       const r = await (await serviceFor(ctx)).next({ ...(actor !== undefined ? { actor } : {}), ...(opts.role !== undefined ? { role: opts.role } : {}), all: opts.all === true });
       printWarnings(ctx, r.warnings);

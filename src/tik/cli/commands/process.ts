@@ -1,11 +1,6 @@
 import type { Command } from 'commander';
-import { emit, readEdn } from '../../edn/index.js';
 import { TikError } from '../../errors.js';
-import { lint, parseProcess } from '../../kernel/index.js';
-import { CONTENT_ID } from '../../store/store-names.js';
-import { signProcess } from '../../verify/index.js';
 import type { CliContext } from '../context.js';
-import { envSigningKey, openStore } from '../store-access.js';
 
 /**
  * `tik process sign <name|hash> [--key FILE]`: publish a definition (upstream ADR 0015). A name
@@ -24,6 +19,11 @@ export function registerProcess(program: Command, ctx: CliContext): void {
     .option('--key <file>', 'OpenSSH ed25519 private key (default: $TIK_KEY)')
     .option('--json', 'print {process, hash, sidecar, written}')
     .action(async (definition: string, opts: { key?: string; json?: boolean }) => {
+      const { emit, readEdn } = await import('../../edn/index.js');
+      const { lint, parseProcess } = await import('../../kernel/index.js');
+      const { CONTENT_ID } = await import('../../store/store-names.js');
+      const { signProcess } = await import('../../verify/index.js');
+      const { envSigningKey, openStore } = await import('../store-access.js');
       const key = envSigningKey(ctx, opts.key);
       if (!key) {
         throw new TikError('cli/usage', 'no signing key: pass --key FILE or set TIK_KEY', {

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { parseInstantText } from '../../app/instant-arg.js';
-import { printWarnings, serviceFor } from '../service.js';
 /**
  * `tik recur <process> --period LABEL [--at INST] [--title T]`: open the ticket for one period of
  * a recurring process, deterministically (§9): the id is derived from the process name and the
@@ -18,6 +16,8 @@ export function registerRecur(program: Command, ctx: CliContext): void {
     .option('--title <title>', 'the title (default "<process> <label>")')
     .option('--json', 'print {ticket, created, events: [ids]}')
     .action(async (name: string, opts: { period: string; at?: string; title?: string; json?: boolean }) => {
+      const { parseInstantText } = await import('../../app/instant-arg.js');
+      const { printWarnings, serviceFor } = await import('../service.js');
       const atMs = opts.at !== undefined ? parseInstantText(opts.at, '--at').ms : undefined;
       const svc = await serviceFor(ctx, { write: true });
       const r = await svc.recur({ actor: ctx.actor(), process: name, period: opts.period, atMs, title: opts.title });

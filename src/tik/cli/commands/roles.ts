@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
-import { emit, isMap, readEdn } from '../../edn/index.js';
 import { TikError } from '../../errors.js';
-import { parseRoleMap } from '../../kernel/index.js';
-import { effectiveRegister } from '../../roles/effective-register.js';
-import { ROLES_PROCESS, ROLES_PROCESS_TEXT, ROLES_TICKET, rolesTicketCreate } from '../../roles/roles-ticket.js';
 import type { CliContext } from '../context.js';
-import { printWarnings, serviceFor } from '../service.js';
-import { openStore } from '../store-access.js';
 import { printWritten } from '../written.js';
 
 /**
@@ -20,6 +14,9 @@ export function registerRoles(program: Command, ctx: CliContext): void {
     .description('print where the roles register in effect comes from (the replicated roles ticket or roles.edn) and its digest')
     .option('--json', 'print {source, status, digest, fileDiffers, contenders?, register}')
     .action(async (opts: { json?: boolean }) => {
+      const { effectiveRegister } = await import('../../roles/effective-register.js');
+      const { ROLES_TICKET } = await import('../../roles/roles-ticket.js');
+      const { openStore } = await import('../store-access.js');
       const r = await effectiveRegister(await openStore(ctx));
       if (opts.json) ctx.json({ source: r.source, status: r.status, digest: r.digest ?? null, fileDiffers: r.fileDiffers, ...(r.contenders ? { contenders: r.contenders } : {}), register: r.text ?? null });
       else {
@@ -33,6 +30,11 @@ export function registerRoles(program: Command, ctx: CliContext): void {
     .description('publish this store’s roles.edn as the replicated roles register (one :fact/assert on the roles ticket; it syncs like any event)')
     .option('--json', 'print the written event ids as JSON')
     .action(async (opts: { json?: boolean }) => {
+      const { emit, isMap, readEdn } = await import('../../edn/index.js');
+      const { parseRoleMap } = await import('../../kernel/index.js');
+      const { ROLES_PROCESS, ROLES_PROCESS_TEXT, ROLES_TICKET, rolesTicketCreate } = await import('../../roles/roles-ticket.js');
+      const { printWarnings, serviceFor } = await import('../service.js');
+      const { openStore } = await import('../store-access.js');
       const store = await openStore(ctx);
       const text = await store.readRolesRegister();
       if (text === undefined) throw new TikError('cli/usage', `${store.location} has no roles.edn to publish`, { where: 'roles.edn', hint: 'write roles.edn ({:role {:members ["actor"]}}), then tik roles publish' });

@@ -1,13 +1,9 @@
 import type { Command } from 'commander';
 import { TikError } from '../../errors.js';
-import { defaultEffectsFile, effectsOptionsFromEnv } from '../../effects/index.js';
-import { buildTikServer } from '../../server/index.js';
-import { parseShardSpec, shardText, type ShardSpec } from '../../shard/shard-spec.js';
-import { parseRecurFlag } from '../../recur/recurrence.js';
-import { defaultRecurrencesFile, readRecurrencesFile } from '../../recur/recurrences-file.js';
+import type { ShardSpec } from '../../shard/shard-spec.js';
 import type { CliContext } from '../context.js';
-import { envSigningKey, openStore, storeTarget } from '../store-access.js';
-import { readTokensFile, type Authorship } from '../../server/index.js';
+// The server (fastify, zod) and the effects ledger are loaded by the action, not at start-up.
+import type { Authorship } from '../../server/index.js';
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
@@ -52,6 +48,12 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--sync-timeout <seconds>', 'per request to a peer during anti-entropy', '60')
     .option('--sync-max-rounds <n>', 'reconciliation round trips per anti-entropy session before a peer is given up on and quarantined', '2048')
     .action(async (opts: { port: string; host: string; peer: string[]; interval: string; effectsDb?: string; shard?: string; shardPeer: string[]; recur: string[]; recurrences?: string; recurInterval: string; tokens?: string; admit?: string; openWrites?: boolean; allowHost: string[]; headersTimeout: string; requestTimeout: string; maxSockets: string; syncTimeout: string; syncMaxRounds: string }) => {
+      const { parseShardSpec, shardText } = await import('../../shard/shard-spec.js');
+      const { parseRecurFlag } = await import('../../recur/recurrence.js');
+      const { defaultRecurrencesFile, readRecurrencesFile } = await import('../../recur/recurrences-file.js');
+      const { envSigningKey, openStore, storeTarget } = await import('../store-access.js');
+      const { buildTikServer, readTokensFile } = await import('../../server/index.js');
+      const { defaultEffectsFile, effectsOptionsFromEnv } = await import('../../effects/index.js');
       const port = positive('--port', opts.port, 65535);
       const interval = Number(opts.interval);
       if (!(interval > 0)) throw new TikError('cli/usage', `--interval must be a positive number of seconds, got ${JSON.stringify(opts.interval)}`, { where: '--interval', hint: 'e.g. --interval 5' });

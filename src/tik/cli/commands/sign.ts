@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
 import { fpr16 } from '../../../core/sshsig.js';
 import { TikError } from '../../errors.js';
-import { resolveTicket } from '../../store/resolve-ticket.js';
-import { signatureSidecarName } from '../../store/store-names.js';
 import type { CliContext } from '../context.js';
-import { envSigningKey, openStore, parseStoredEvents, signStoredEvent } from '../store-access.js';
 
 /**
  * `tik sign [id] [--key FILE]`: sign the current actor's own unsigned events (namespace
@@ -19,6 +16,10 @@ export function registerSign(program: Command, ctx: CliContext): void {
     .option('--key <file>', 'OpenSSH ed25519 private key (default: $TIK_KEY)')
     .option('--json', 'print {signed: [{ticket, event, sidecar}]}')
     .action(async (prefix: string | undefined, opts: { key?: string; json?: boolean }) => {
+      const { resolveTicket } = await import('../../store/resolve-ticket.js');
+      const { signatureSidecarName } = await import('../../store/store-names.js');
+      const { envSigningKey, openStore, signStoredEvent } = await import('../store-access.js');
+      const { parseStoredEvents } = await import('../../app/ticket-loader.js');
       const key = envSigningKey(ctx, opts.key);
       if (!key) {
         throw new TikError('cli/usage', 'no signing key: pass --key FILE or set TIK_KEY', {

@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { readNow } from '../read-now.js';
-import { renderStatus } from '../render.js';
-import { printWarnings, serviceFor } from '../service.js';
 
 /** `tik status <id> [--at INST] [--json]`: what stage, what facts, what is missing and who can supply it. */
 export function registerStatus(program: Command, ctx: CliContext): void {
@@ -13,6 +10,9 @@ export function registerStatus(program: Command, ctx: CliContext): void {
     .option('--at <instant>', 'derive at this instant instead of now (later events are clamped, not excluded)')
     .option('--json', 'print the status as JSON (see docs/tik.md)')
     .action(async (prefix: string, opts: { at?: string; json?: boolean }) => {
+      const { readNow } = await import('../read-now.js');
+      const { renderStatus } = await import('../render.js');
+      const { printWarnings, serviceFor } = await import('../service.js');
       const at = readNow(ctx, opts.at);
       const r = await (await serviceFor(ctx)).status(prefix, { at });
       printWarnings(ctx, r.warnings);

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { migrate, MIGRATE_TARGETS, type MigrateTarget } from '../../store/migrate.js';
+import { MIGRATE_TARGETS, type MigrateTarget } from '../../store/migrate-targets.js';
 import type { CliContext } from '../context.js';
-import { storeTarget } from '../store-access.js';
 
 /**
  * `tik store migrate --to sqlite|file|postgres [--url URL] [--dir DIR]`: move the store to another
@@ -17,6 +16,9 @@ export function registerStoreMigrate(program: Command, ctx: CliContext): void {
     .option('--url <url>', 'PostgreSQL URL for --to postgres (postgresql://user@host/db[?schema=name])')
     .option('--dir <dir>', 'directory for --to sqlite|file (default: the source store\'s own directory)')
     .action(async (opts: { to: string; url?: string; dir?: string }) => {
+      const { storeTarget } = await import('../store-access.js');
+      // migrate.js loads every backend's driver: only this command needs them all
+      const { migrate } = await import('../../store/migrate.js');
       const result = await migrate({
         from: storeTarget(ctx),
         to: opts.to as MigrateTarget,

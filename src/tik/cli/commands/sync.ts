@@ -1,17 +1,10 @@
 import type { Command } from 'commander';
 import { TikError } from '../../errors.js';
-import { SHARD_HEADER } from '../../shard/shard-directory.js';
-import { parseShardSpec, shardText, type ShardSpec } from '../../shard/shard-spec.js';
-import { ShardStore } from '../../shard/shard-store.js';
+import { parseShardSpec, type ShardSpec } from '../../shard/shard-spec.js';
 import type { EventStore } from '../../store/store.js';
 import { isCodedError } from '../../../core/errors.js';
-import { effectiveRegister } from '../../roles/effective-register.js';
-import { compareRoles, peerRolesDigest, rolesDifferLine } from '../../roles/peer-roles.js';
-import { httpTransport, syncWith, type SyncReport } from '../../sync/index.js';
-import { toleratePushRefusal } from '../../sync/push-refusal.js';
-import { tokenHeaders } from '../remote-store.js';
+import type { SyncReport } from '../../sync/index.js';
 import type { CliContext } from '../context.js';
-import { openStore } from '../store-access.js';
 
 /**
  * `tik sync URL [--pull | --push] [--json] [--timeout S] [--max-rounds N]`: reconcile with a
@@ -28,6 +21,15 @@ export function registerSync(program: Command, ctx: CliContext): void {
     .option('--timeout <seconds>', 'per request to the replica', '60')
     .option('--max-rounds <n>', 'reconciliation round trips before the replica is given up on', '2048')
     .action(async (url: string, opts: { pull?: boolean; push?: boolean; json?: boolean; timeout: string; maxRounds: string }) => {
+      const { SHARD_HEADER } = await import('../../shard/shard-directory.js');
+      const { shardText } = await import('../../shard/shard-spec.js');
+      const { ShardStore } = await import('../../shard/shard-store.js');
+      const { effectiveRegister } = await import('../../roles/effective-register.js');
+      const { compareRoles, peerRolesDigest, rolesDifferLine } = await import('../../roles/peer-roles.js');
+      const { httpTransport, syncWith } = await import('../../sync/index.js');
+      const { toleratePushRefusal } = await import('../../sync/push-refusal.js');
+      const { tokenHeaders } = await import('../remote-store.js');
+      const { openStore } = await import('../store-access.js');
       if (opts.pull && opts.push) throw new TikError('cli/usage', '--pull and --push exclude each other (give neither to do both)', { where: '--pull/--push', hint: 'tik sync URL' });
       const timeout = Number(opts.timeout);
       if (!(timeout > 0 && timeout <= 86_400)) throw new TikError('cli/usage', `--timeout must be a number of seconds between 0 and 86400, got ${JSON.stringify(opts.timeout)}`, { where: '--timeout', hint: 'e.g. --timeout 60' });

@@ -4,7 +4,6 @@ import { TikError } from '../../errors.js';
 import { detectLayout } from '../../store/file/discover.js';
 import type { Command } from 'commander';
 import { isCodedError } from '../../../core/errors.js';
-import { runScript } from '../../testing/scripted.js';
 import type { CliContext } from '../context.js';
 
 /**
@@ -18,7 +17,8 @@ export function registerTest(program: Command, ctx: CliContext): void {
     .description('run scripted tests (*.tests.edn) against their process definitions')
     .argument('[files...]', 'tests files (default: every processes/*.tests.edn of the store)')
     .option('--json', 'print the results as JSON')
-    .action((given: string[], opts: { json?: boolean }) => {
+    .action(async (given: string[], opts: { json?: boolean }) => {
+      const { runScript } = await import('../../testing/scripted.js');
       const files = given.length > 0 ? given : storeTests(ctx);
       let passed = 0;
       let failed = 0;

@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
-import { effectiveRegister } from '../../roles/effective-register.js';
-import { compareRoles, peerRolesDigest, rolesDifferLine } from '../../roles/peer-roles.js';
 import { TikError } from '../../errors.js';
-import { resolveTicket } from '../../store/resolve-ticket.js';
-import { verifyStore, type VerifyReport } from '../../verify/index.js';
+import type { VerifyReport } from '../../verify/index.js';
 import type { CliContext } from '../context.js';
-import { openStore } from '../store-access.js';
 
 /**
  * `tik verify [id] [--json]`: the verify ladder per ticket — L0 bytes, names, schema, parents,
@@ -21,6 +17,11 @@ export function registerVerify(program: Command, ctx: CliContext): void {
     .option('--json', 'print the verify report as JSON (see docs/tik.md)')
     .option('--peer <url>', 'also check that this tik serve replica derives with the same roles register (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .action(async (prefix: string | undefined, opts: { json?: boolean; peer: string[] }) => {
+      const { effectiveRegister } = await import('../../roles/effective-register.js');
+      const { compareRoles, peerRolesDigest, rolesDifferLine } = await import('../../roles/peer-roles.js');
+      const { resolveTicket } = await import('../../store/resolve-ticket.js');
+      const { verifyStore } = await import('../../verify/index.js');
+      const { openStore } = await import('../store-access.js');
       for (const p of opts.peer) {
         if (!/^https?:\/\/[^\s]+$/.test(p)) throw new TikError('cli/usage', `--peer must be an http(s) URL, got ${JSON.stringify(p)}`, { where: '--peer', hint: 'e.g. --peer http://127.0.0.1:7777' });
       }

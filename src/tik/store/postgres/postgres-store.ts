@@ -29,10 +29,7 @@ import { SqlEventLog, asBuffer, logSchema } from '../sqlite/sql-event-log.js';
 export const DEFAULT_PG_SCHEMA = 'tik';
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** True for a `postgresql://` or `postgres://` URL (a driver suffix such as `+pg` allowed). */
-export function isPostgresUrl(s: string): boolean {
-  return /^postgres(ql)?(\+[A-Za-z0-9_]+)?:\/\//i.test(s);
-}
+export { isPostgresUrl } from './postgres-url.js';
 
 /** Splits the store's schema (query parameter `schema`) from the connection URL. */
 export function parsePostgresStoreUrl(url: string): { readonly connect: string; readonly schema: string } {
