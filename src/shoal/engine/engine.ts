@@ -92,8 +92,16 @@ export interface SourceHealth {
   readonly message?: string;
 }
 
+/** How an engine that has no `read_parquet` reads a published MV snapshot (a Parquet file of the snapshot store). */
+export interface SnapshotReader {
+  /** A SELECT of every row of the snapshot file at `path` (prepared once per file: snapshots are immutable). */
+  body(path: string): Promise<string>;
+}
+
 export interface Engine {
   readonly name: 'duckdb' | 'trino';
+  /** Absent: the engine reads a snapshot with DuckDB's `read_parquet` (mv-relation.ts). */
+  readonly snapshots?: SnapshotReader;
   /** Tables the engine keeps between queries (hot-table copies), when it can hold any. */
   readonly resident?: ResidentTables;
   /**

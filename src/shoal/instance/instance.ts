@@ -264,8 +264,15 @@ export class ShoalInstance implements QueryService {
   /** The hot-table cache over Redis (`cache.redis_url`) or in process; its loads read the live relation through the engine. */
   private async openHot(): Promise<HotCache | undefined> {
     const o = this.options.hot;
-    // hot rows are inlined as DuckDB SQL: the Trino engine reads live relations only
-    if (o === false || this.engine.name === 'trino') return undefined;
+    if (o === false) return undefined;
+    if (this.engine.name === 'trino') {
+      // hot copies are tables resident in the engine between queries: Trino holds none, so every query reads live (S5: same answers)
+      this.options.onError?.(new ShoalError('HOT_TABLES_OFF', 'hot tables are off on the Trino engine: every query reads the live source', {
+        where: 'hot_tables',
+        hint: 'hot copies are DuckDB-resident; use federation_engine: duckdb for small tables served from memory, or ignore this notice',
+      }));
+      return undefined;
+    }
     const redisUrl = this.options.config.stateful.cache.redis_url;
     const onError = this.options.onError ?? (() => undefined);
     let backend = o?.backend;

@@ -15,6 +15,7 @@
 import { qualifiedName, type CatalogModel, type TableConfig } from '../config/model.js';
 import { ShoalError } from '../errors.js';
 import { planQuery, type GovernanceCatalog } from '../sql/index.js';
+import type { EngineDialect } from '../sql/generate.js';
 import { SERVICE_ROLE_ID, serviceCatalog } from './service-identity.js';
 import { isDerivedTable, isMaterializedView } from './mv-relation.js';
 
@@ -35,7 +36,7 @@ export interface DerivedTable {
  * Plan every derived table of a model (absolute paths not needed: nothing is read). A cycle makes
  * every table on it unplannable, with an error that names the cycle.
  */
-export function planDerivedTables(model: CatalogModel, service: GovernanceCatalog = serviceCatalog(model)): Map<string, DerivedTable> {
+export function planDerivedTables(model: CatalogModel, service: GovernanceCatalog = serviceCatalog(model), engine: EngineDialect = 'duckdb'): Map<string, DerivedTable> {
   const planned = new Map<string, DerivedTable>();
   for (const t of model.tables) {
     if (!isDerivedTable(t)) continue;
@@ -44,7 +45,7 @@ export function planDerivedTables(model: CatalogModel, service: GovernanceCatalo
     let error: string | null = null;
     let reads: readonly string[] = [];
     try {
-      const plan = planQuery({ sql: t.view_sql!, role: SERVICE_ROLE_ID }, service, { route: 'engine' });
+      const plan = planQuery({ sql: t.view_sql!, role: SERVICE_ROLE_ID }, service, { route: 'engine', engine });
       engineSql = plan.sql;
       reads = [...new Set(plan.tables.map((k) => k.toLowerCase()))];
     } catch (e) {

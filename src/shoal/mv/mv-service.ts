@@ -235,7 +235,7 @@ export class MvService {
    */
   async sync(model: CatalogModel): Promise<void> {
     const service = serviceCatalog(model);
-    const planned = planDerivedTables(model, service);
+    const planned = planDerivedTables(model, service, this.options.engine.name);
     const next = new Map<string, MvInfo>();
     for (const [key, d] of planned) {
       if (!d.materialized) continue;
@@ -415,7 +415,7 @@ export class MvService {
   }
 
   private async maxOf(tableKey: string, column: string): Promise<unknown> {
-    const sql = planQuery({ sql: `SELECT max("${column.replace(/"/g, '""')}") AS m FROM ${tableKey}`, role: SERVICE_ROLE_ID }, this.service!, { route: 'engine' }).sql;
+    const sql = planQuery({ sql: `SELECT max("${column.replace(/"/g, '""')}") AS m FROM ${tableKey}`, role: SERVICE_ROLE_ID }, this.service!, { route: 'engine', engine: this.options.engine.name }).sql;
     for await (const batch of this.options.engine.execute(sql)) return batch.rows[0]?.[0] ?? null;
     return null;
   }
@@ -611,7 +611,9 @@ export class MvService {
    * a file that fails to read — truncated, overwritten, a bad page — is quarantined, not served.
    */
   private async readWhole(path: string): Promise<void> {
-    const sql = `SELECT count(*), max(hash(s)) FROM ${snapshotRelation(path)} AS s`;
+    const reader = this.options.engine.snapshots;
+    // an engine without DuckDB's hash() reads every cell by returning them all
+    const sql = reader ? await reader.body(path) : `SELECT count(*), max(hash(s)) FROM ${snapshotRelation(path)} AS s`;
     for await (const _batch of this.options.engine.execute(sql, {})) void _batch;
   }
 
@@ -691,7 +693,7 @@ export class MvService {
       if (mv) {
         const r = await resolve(mv);
         if (r.kind === 'snapshot') {
-          bindings.push({ relation: mv.relation, body: snapshotBody(r.path) });
+          bindings.push({ relation: mv.relation, body: (await this.options.engine.snapshots?.body(r.path)) ?? snapshotBody(r.path) });
           notes.push(`${mv.id}=${mv.table.mv_consistency === 'shared' ? 'snapshot' : 'local'}:${r.snapshotId}`);
           done.add(key);
           return;

@@ -76,6 +76,19 @@ export class ParquetWriter {
     }
   }
 
+  /** Rewrite an MV snapshot (Parquet of the snapshot store) to `file` in the form the Trino hive connector reads. */
+  async writeSnapshot(path: string, file: string): Promise<WrittenColumn[]> {
+    const conn = await this.instance.connect();
+    try {
+      const body = `read_parquet(${literal(path)})`;
+      const described = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM ${body}`)).getRows();
+      const columns = described.map((r) => ({ name: String(r[0]), type: String(r[1]) }));
+      return await this.copy(conn, body, columns, file);
+    } finally {
+      conn.closeSync();
+    }
+  }
+
   close(): void {
     this.instance.closeSync();
   }

@@ -58,8 +58,12 @@ export interface TrinoEngineOptions {
   readonly clock?: () => number;
 }
 
-/** Catalog names Trino owns. */
-const RESERVED_CATALOGS = new Set(['system']);
+/** The hive catalog (over the scratch area) holding MV snapshots as tables. */
+export const MV_SNAPSHOT_CATALOG = 'shoal_mv';
+const MV_SNAPSHOT_SCHEMA = 'snapshots';
+
+/** Catalog names Trino or this engine owns. */
+const RESERVED_CATALOGS = new Set(['system', MV_SNAPSHOT_CATALOG]);
 
 interface Projected {
   readonly entry: CatalogEntry;
@@ -129,6 +133,9 @@ const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export class TrinoEngine implements Engine {
   readonly name = 'trino' as const;
+  /** MV snapshots: each published file is copied once into the scratch area and declared as a table. */
+  readonly snapshots = { body: async (path: string): Promise<string> => `SELECT * FROM ${await this.snapshotTable(path)}` };
+  private readonly snapshotTables = new Map<string, Promise<string>>();
   readonly client: TrinoClient;
   private readonly scratch: string;
   private readonly projected = new Map<string, Projected>();
@@ -292,6 +299,45 @@ export class TrinoEngine implements Engine {
     }
     existing.add(entry.catalog);
     this.catalogs.set(entry.catalog, kind);
+  }
+
+  /**
+   * The table of one MV snapshot: `shoal_mv.snapshots.s_<digest of its path>`, over a copy of the
+   * file in `<scratch>/mv/<digest>/` (Trino nodes may not see the snapshot store, and a hive table
+   * is a directory). A snapshot file is immutable, so the copy and the table are named by its path
+   * and shared by every instance over the same scratch area: writing the same bytes again, or a
+   * peer's CREATE first, changes nothing a reader sees.
+   */
+  private snapshotTable(path: string): Promise<string> {
+    this.checkOpen();
+    const abs = resolve(path);
+    let held = this.snapshotTables.get(abs);
+    if (held === undefined) {
+      held = this.exclusive(() => this.mountSnapshot(abs));
+      this.snapshotTables.set(abs, held);
+      held.catch(() => this.snapshotTables.delete(abs));
+    }
+    return held;
+  }
+
+  private async mountSnapshot(path: string): Promise<string> {
+    const digest = createHash('sha256').update(path).digest('hex').slice(0, 24);
+    const rel = `mv/${digest}`;
+    const columns = await this.writer.writeSnapshot(path, join(this.scratch, rel, 'data.parquet'));
+    const existing = new Set((await this.client.rows('SHOW CATALOGS')).map((r) => String(r[0])));
+    if (!existing.has(MV_SNAPSHOT_CATALOG)) {
+      try {
+        await this.client.query(hiveCatalogStatement(MV_SNAPSHOT_CATALOG, this.scratch));
+      } catch (e) {
+        if (!(e instanceof TrinoQueryError && e.errorName === 'ALREADY_EXISTS')) throw e;
+      }
+    }
+    await this.client.query(`CREATE SCHEMA IF NOT EXISTS ${qualified(MV_SNAPSHOT_CATALOG, MV_SNAPSHOT_SCHEMA)}`);
+    const name = qualified(MV_SNAPSHOT_CATALOG, MV_SNAPSHOT_SCHEMA, `s_${digest}`);
+    const defs = columns.map((c) => `${ident(c.name)} ${c.trino}`).join(', ');
+    // never DROP: a peer may be reading the table; same path, same bytes, same columns
+    await this.client.query(`CREATE TABLE IF NOT EXISTS ${name} (${defs}) WITH (format = 'PARQUET', external_location = ${literal(`local:///${rel}`)})`);
+    return name;
   }
 
   private fileLocation(entry: CatalogEntry): { dir: string; uri: string } {
