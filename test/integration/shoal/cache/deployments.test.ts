@@ -128,7 +128,9 @@ describe.skipIf(redisService.skip)('two deployments sharing one Redis', () => {
     await b.hot!.settled();
     await servedHot(b, [['eu', 4], ['us', 40]]);
     // B's load neither overwrote nor invalidated A's copy (A's generation is unchanged); A follows
-    // its own file through its change signal (the file changed under it), within revalidate_interval
+    // its own file through its change signal (the file changed under it), within revalidate_interval.
+    // A may be reloading from its own file right now (its status then has no generation): wait for it.
+    await a.hot!.settled();
     expect(a.hot!.status().find((s) => s.table === 'sales.rates')?.generation).toBe('0');
     await servedHot(a, [['eu', 4], ['us', 40]]);
     await b.invalidateCaches('sales.rates');
