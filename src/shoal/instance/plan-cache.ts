@@ -164,6 +164,12 @@ export class PlanCache {
   /** The shape's template, if filling the original literals back in gives exactly `original`. */
   private async template(job: PlanJob, lifted: LiftedText, original: PlanOutcome, planner: Planner): Promise<Template | undefined> {
     const markers = lifted.literals.map((l, i) => markerOf(l.cls, i));
+    // Filling replaces every marker in the plan. The parts of a plan that are not lifted literals
+    // (the text's other tokens, RLS filters with their session values, masks) are the same in the
+    // original plan: if a marker already stands there, a later fill would rewrite it (a session
+    // value equal to a marker would take the next request's literal). Such a key is exact-text only.
+    const pushdownText = original.plan.pushdown ? JSON.stringify(original.plan.pushdown) : '';
+    if (markerRe(markers).test(original.plan.sql) || markers.some((m) => pushdownText.includes(m))) return undefined;
     let marked: PlanOutcome;
     try {
       marked = await planner({ ...job, sql: withLiterals(job.sql, lifted, markers) });

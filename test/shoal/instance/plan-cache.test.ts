@@ -121,6 +121,18 @@ describe('the plan cache never changes what governance decides', () => {
     expect(analystUs.plan.sql).toMatch(/region = 'us'/);
     expect(nextEpoch.plan.sql).toMatch(/region = 'apac'/);
   });
+
+  it('a session value that looks like a lifting marker is never rewritten by a later request\'s literal', async () => {
+    // the RLS filter writes the session value into the plan; if it equals the marker of the text's
+    // first string literal, a template would later fill the request's literal into the filter too
+    const cache = new PlanCache({ size: 100 });
+    const vars = { 'provisa.user_region': 'zq9lit0zq' };
+    const text = (r: string) => `SELECT count(*) AS n FROM bench.facts WHERE region = '${r}'`;
+    await cache.plan(job(text('zq9lit0zq'), 'analyst', vars), 1, planner(1));
+    const later = await cache.plan(job(text('eu'), 'analyst', vars), 1, planner(1));
+    const want = uncached(job(text('eu'), 'analyst', vars), 1).plan;
+    expect(later.params.length === 0 ? later.plan.sql : inline(later.plan.sql, later.params)).toBe(want.sql);
+  });
 });
 
 /** The parameterised text with its parameters written back as literals (what the uncached planner generates). */
