@@ -5,16 +5,25 @@
  * full, new records are dropped and counted (`shoal_audit_dropped_total` on /metrics), so a bad
  * registry costs audit completeness — visibly — but never a query's latency or the process's memory.
  */
-import type { MetricsRegistry } from '../server/metrics.js';
 import type { AuditRecord } from './audit-record.js';
 import type { AuditStore } from './audit-store.js';
+
+/**
+ * The slice of a metrics registry the queue reports to. The server's MetricsRegistry satisfies
+ * it; declared here because audit sits below the server layer and may not import it.
+ */
+export interface AuditMetricsSink {
+  declare(name: string, help: string): void;
+  inc(name: string, labels?: Readonly<Record<string, string>>, by?: number): void;
+  set(name: string, value: number, labels?: Readonly<Record<string, string>>, help?: string): void;
+}
 
 export interface AuditQueueOptions {
   /** Records held while the store lags (default 10 000). */
   readonly capacity?: number;
   /** Records written per store call (default 500). */
   readonly batchSize?: number;
-  readonly metrics?: MetricsRegistry;
+  readonly metrics?: AuditMetricsSink;
   /** A failed write (the batch stays queued and is retried). */
   readonly onError?: (e: unknown) => void;
   /** First retry delay after a failed write, doubled up to 30 s (default 1000 ms). */
