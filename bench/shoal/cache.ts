@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../src/shoal/check/load-config.js';
 import { factsParquet } from './facts-parquet.js';
 import { ShoalInstance } from '../../src/shoal/instance/instance.js';
 import { OwnRedis } from '../../test/integration/shoal/cache/own-redis.js';

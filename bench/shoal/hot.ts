@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { loadConfig } from '../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../src/shoal/check/load-config.js';
 import { ShoalInstance } from '../../src/shoal/instance/instance.js';
 import { engineNameWithMvs } from '../../src/shoal/mv/mv-relation.js';
 import { catalogFromConfig, planQuery } from '../../src/shoal/sql/index.js';

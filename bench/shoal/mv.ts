@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteClient } from '../../src/core/sql/sqlite-client.js';
-import { loadConfig } from '../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../src/shoal/check/load-config.js';
 import { ShoalInstance } from '../../src/shoal/instance/instance.js';
 import { MvService } from '../../src/shoal/mv/mv-service.js';
 import { SnapshotStore } from '../../src/shoal/mv/snapshot-store.js';

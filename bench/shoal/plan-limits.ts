@@ -13,7 +13,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { DEFAULT_LIMITS, type LimitsConfig } from '../../src/shoal/config/limits.js';
 import { governanceOf, type PlanJob } from '../../src/shoal/instance/plan-job.js';
 import { PlannerPool, type PlanCatalog } from '../../src/shoal/instance/planner-pool.js';
-import { loadConfig } from '../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../src/shoal/check/load-config.js';
 import { catalogFromConfig, planQuery } from '../../src/shoal/sql/index.js';
 import { checkSqlLimits } from '../../src/shoal/sql/sql-limits.js';
 import { median, type BenchResult } from '../tik/measure.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../../src/shoal/registry/canonical-json.js';
+import { canonicalJson } from '../../src/core/canonical-json.js';
 
 describe('canonical JSON', () => {
   it('sorts keys at every level and drops undefined', () => {

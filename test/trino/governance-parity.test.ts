@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../src/shoal/check/load-config.js';
 import type { Cell } from '../../src/shoal/engine/engine.js';
 import { ShoalError } from '../../src/shoal/errors.js';
 import { ShoalInstance } from '../../src/shoal/instance/instance.js';

@@ -8,7 +8,7 @@
 import { sha256Hex } from '../../core/hash.js';
 import type { CatalogModel, SourceConfig } from '../config/model.js';
 import { secretVariable } from '../config/secret.js';
-import { canonicalJson } from '../registry/canonical-json.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 
 const DEFAULT_PORTS: Readonly<Record<string, number>> = { postgresql: 5432, mysql: 3306, mariadb: 3306 };
 

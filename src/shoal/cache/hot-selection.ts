@@ -12,7 +12,7 @@
  * `refresh_interval`, which an operator must ask for (`hot: true`).
  */
 import { sha256Hex } from '../../core/hash.js';
-import { canonicalJson } from '../registry/canonical-json.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 import { connectionFingerprint } from './connection-fingerprint.js';
 import { type HotSignalSpec, hotSignalSpec } from './hot-signal.js';
 import { type CatalogModel, DERIVED_SOURCE_ID, type HotTablesConfig, type TableConfig, qualifiedName, tableId } from '../config/model.js';

@@ -8,9 +8,9 @@ import { checkMaskReplacement, parseMaskPattern } from '../sql/mask-regex.js';
 import { derivedCycle, planDerivedTables } from '../mv/derived-graph.js';
 import { isDerivedTable } from '../mv/mv-relation.js';
 import { admitMaterializedView } from '../sql/determinism.js';
-import { child, item, type ConfigIssue } from './config-issue.js';
-import { didYouMean } from './did-you-mean.js';
-import { canAccessDomain, resolveRole } from './roles.js';
+import { child, item, type ConfigIssue } from '../config/config-issue.js';
+import { didYouMean } from '../config/did-you-mean.js';
+import { canAccessDomain, resolveRole } from '../config/roles.js';
 import {
   DERIVED_SOURCE_ID,
   catalogName,
@@ -25,7 +25,7 @@ import {
   type RlsRuleConfig,
   type SourceType,
   type TableConfig,
-} from './model.js';
+} from '../config/model.js';
 
 export interface CatalogCheck {
   readonly errors: readonly ConfigIssue[];

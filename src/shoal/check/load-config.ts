@@ -11,14 +11,14 @@ import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { parseSqlUrl } from '../../core/sql/sql-url.js';
 import { ShoalError } from '../errors.js';
-import { checkAuth } from './auth-checks.js';
+import { checkAuth } from '../config/auth-checks.js';
 import { checkCatalog, resolveTableReferences } from './catalog-checks.js';
-import { child, formatIssue, item, pathOf, type ConfigIssue } from './config-issue.js';
-import { normaliseAudit } from './audit-config.js';
-import { normaliseServer } from './server-config.js';
-import { CONFIG_KEYS, configSchema, type KeyCatalog, type RawConfig } from './config-schema.js';
-import { didYouMean } from './did-you-mean.js';
-import type { Env } from './env-interpolation.js';
+import { child, formatIssue, item, pathOf, type ConfigIssue } from '../config/config-issue.js';
+import { normaliseAudit } from '../config/audit-config.js';
+import { normaliseServer } from '../config/server-config.js';
+import { CONFIG_KEYS, configSchema, type KeyCatalog, type RawConfig } from '../config/config-schema.js';
+import { didYouMean } from '../config/did-you-mean.js';
+import type { Env } from '../config/env-interpolation.js';
 import {
   DEFAULT_STATEFUL,
   deepFreeze,
@@ -32,10 +32,10 @@ import {
   type CatalogModel,
   type ShoalConfig,
   type StatefulConfig,
-} from './model.js';
-import { normaliseLimits } from './limits.js';
-import { isSecretReference } from './secret.js';
-import { readYamlTree, type Position } from './yaml-tree.js';
+} from '../config/model.js';
+import { normaliseLimits } from '../config/limits.js';
+import { isSecretReference } from '../config/secret.js';
+import { readYamlTree, type Position } from '../config/yaml-tree.js';
 
 /** A path to a YAML file, or YAML text (`name` labels it in messages). A bare string is a path unless it contains a newline. */
 export type ConfigSource = string | { readonly path: string } | { readonly text: string; readonly name?: string };

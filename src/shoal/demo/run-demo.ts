@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { issueToken } from '../auth/credential-admin.js';
-import { loadConfig } from '../config/load-config.js';
+import { loadConfig } from '../check/load-config.js';
 import { ShoalInstance } from '../instance/instance.js';
 import { DEMO_CONFIG, DEMO_QUERY } from './demo-config.js';
 import { generateSampleData } from './sample-data.js';

@@ -6,9 +6,8 @@
  */
 import type { CatalogEntry, TableRef } from './catalog-entry.js';
 import type { ResidentTables } from './resident-tables.js';
-
-/** A scalar a caller may bind as a query parameter or use in a pushed-down predicate. */
-export type SqlLiteral = string | number | bigint | boolean | null;
+import type { SimplePredicate } from '../sources/simple-predicate.js';
+import type { SqlLiteral } from '../sources/sql-literal.js';
 
 /**
  * One output column. `type` is the engine's SQL type name as text (`INTEGER`, `BIGINT`,
@@ -32,15 +31,6 @@ export interface RowBatch {
   readonly columns: readonly ColumnInfo[];
   readonly rows: readonly (readonly Cell[])[];
 }
-
-/** Operators a pushed-down predicate may use. `IS NULL`/`IS NOT NULL` take no value. */
-export type PredicateOp = '=' | '<>' | '<' | '<=' | '>' | '>=' | 'LIKE' | 'IN' | 'IS NULL' | 'IS NOT NULL';
-
-/** A `column op literal` conjunct that can be evaluated by the source itself. */
-export type SimplePredicate =
-  | { readonly column: string; readonly op: '=' | '<>' | '<' | '<=' | '>' | '>=' | 'LIKE'; readonly value: Exclude<SqlLiteral, null> }
-  | { readonly column: string; readonly op: 'IN'; readonly values: readonly Exclude<SqlLiteral, null>[] }
-  | { readonly column: string; readonly op: 'IS NULL' | 'IS NOT NULL' };
 
 /**
  * What a query needs from one landed table: the source columns it reads (`undefined` = all)

@@ -9,7 +9,7 @@
  * value and compares by type.
  */
 import type { CatalogEntry } from './catalog-entry.js';
-import type { SimplePredicate } from './engine.js';
+import type { SimplePredicate } from '../sources/simple-predicate.js';
 
 const NON_TEXT = /^\s*(date|time|timestamp|timestamptz|datetime|interval|integer|int\d*|bigint|smallint|tinyint|decimal|numeric|double|float\d*|real|boolean|bool)\b/i;
 

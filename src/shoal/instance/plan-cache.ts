@@ -17,7 +17,7 @@
  * place in the output fails the check, and that shape is then cached by exact text only.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { SqlLiteral } from '../engine/engine.js';
+import type { SqlLiteral } from '../sources/sql-literal.js';
 import type { GovernedPlan } from '../sql/index.js';
 import { type LiftedText, liftLiterals, withLiterals } from './literal-lift.js';
 import type { PlanJob, PlanOutcome } from './plan-job.js';

@@ -19,7 +19,7 @@
 import { type DbClock, FencedLease, LEASE_NOW, type LeaseGrant, type LeaseState, databaseClock } from '../../core/lease/index.js';
 import type { SqlClient, SqlExecutor, SqlValue } from '../../core/sql/sql-client.js';
 import { ShoalError } from '../errors.js';
-import { canonicalJson } from '../registry/canonical-json.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 import { migrateRefreshCatalog } from './refresh-catalog-schema.js';
 
 export type MvConsistency = 'shared' | 'distributed';

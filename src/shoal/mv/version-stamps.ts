@@ -5,7 +5,7 @@
  * here is a pure function except `gatherInputSignals`, which only calls the probes it is given.
  */
 import { sha256Hex } from '../../core/hash.js';
-import { canonicalJson } from '../registry/canonical-json.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 import type { RefreshVersions } from './refresh-catalog.js';
 
 /** The fields that define an MV's content (runtime fields like status are excluded). */

@@ -4,7 +4,7 @@
  * (./catalog-rows.ts), so a plan with no entries is exactly an apply that writes nothing.
  */
 import { tableId, type CatalogModel, type ColumnConfig } from '../config/model.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 import { rlsKey } from './catalog-rows.js';
 
 export const PLAN_KINDS = ['source', 'domain', 'table', 'relationship', 'role', 'rls_rule'] as const;

@@ -18,7 +18,7 @@ import {
   type RlsRuleConfig,
   type TableConfig,
 } from '../config/model.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 
 type DefinitionRow = { readonly definition: string };
 

@@ -10,7 +10,7 @@
  * bumps nothing; a no-op mutation bumps nothing.
  */
 import { canListen, type SqlClient, type SqlExecutor } from '../../core/sql/sql-client.js';
-import { checkCatalog, resolveTableReferences } from '../config/catalog-checks.js';
+import { checkCatalog, resolveTableReferences } from '../check/catalog-checks.js';
 import type { ConfigIssue } from '../config/config-issue.js';
 import {
   catalogOf,

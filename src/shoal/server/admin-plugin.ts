@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { checkCatalog } from '../config/catalog-checks.js';
+import { checkCatalog } from '../check/catalog-checks.js';
 import { formatIssue } from '../config/config-issue.js';
 import { columnSchema, rlsRuleSchema, roleSchema, sourceSchema, tableSchema } from '../config/config-schema.js';
 import {

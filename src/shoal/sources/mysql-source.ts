@@ -11,7 +11,7 @@
  */
 import mysql from 'mysql2/promise';
 import type { ConnectionOptions, FieldPacket, Pool, PoolConnection } from 'mysql2/promise';
-import type { SqlLiteral } from '../engine/engine.js';
+import type { SqlLiteral } from './sql-literal.js';
 import { resolveSecret } from '../config/secret.js';
 import { isUnavailable, sourceFailure } from './source-errors.js';
 import type { FetchResult, SourceConnection, SourceDriver, SourceLimits } from './source-driver.js';

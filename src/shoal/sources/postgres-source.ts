@@ -11,7 +11,7 @@
  * pool only once the statement has ended.
  */
 import pg from 'pg';
-import type { SqlLiteral } from '../engine/engine.js';
+import type { SqlLiteral } from './sql-literal.js';
 import { resolveSecret } from '../config/secret.js';
 import { isUnavailable, sourceFailure } from './source-errors.js';
 import type { FetchResult, SourceConnection, SourceDriver, SourceLimits } from './source-driver.js';

@@ -3,7 +3,8 @@
  * columns and the pushed-down `column op literal` conjuncts, with every value bound as a
  * parameter and every identifier quoted for the source's dialect.
  */
-import type { SimplePredicate, SqlLiteral } from '../engine/engine.js';
+import type { SimplePredicate } from './simple-predicate.js';
+import type { SqlLiteral } from './sql-literal.js';
 import { ShoalError } from '../errors.js';
 import type { SourceDialect } from './source-driver.js';
 

@@ -3,7 +3,7 @@
  * the direct route. A driver runs one parameterised statement and returns its rows with the
  * driver's own column metadata, in a lossless form (see each driver for the value conventions).
  */
-import type { SqlLiteral } from '../engine/engine.js';
+import type { SqlLiteral } from './sql-literal.js';
 
 export type SourceDialect = 'postgresql' | 'mysql' | 'sqlite';
 

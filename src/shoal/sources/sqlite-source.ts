@@ -9,7 +9,7 @@
  * started statement runs is bounded only by the file and the query (docs/shoal.md, Limits).
  */
 import Database from 'better-sqlite3';
-import type { SqlLiteral } from '../engine/engine.js';
+import type { SqlLiteral } from './sql-literal.js';
 import { sourceFailure } from './source-errors.js';
 import type { FetchResult, SourceConnection, SourceDriver, SourceLimits } from './source-driver.js';
 import { ShoalError } from '../errors.js';

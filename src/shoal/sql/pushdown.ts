@@ -23,7 +23,9 @@
  * does not know (a derived view that may read landed tables itself) gets no pushdown at all.
  */
 import type { TableRef } from '../engine/catalog-entry.js';
-import type { PushdownSpec, SimplePredicate, SqlLiteral } from '../engine/engine.js';
+import type { PushdownSpec } from '../engine/engine.js';
+import type { SimplePredicate } from '../sources/simple-predicate.js';
+import type { SqlLiteral } from '../sources/sql-literal.js';
 import { type Node, allNodes, dataOf, identName, typeOf } from './ast-node.js';
 import type { CatalogTable } from './catalog.js';
 import type { GovernedStatement } from './govern.js';

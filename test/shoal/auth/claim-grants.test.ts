@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claimAt, grantsFromClaims, parseAssignment } from '../../../src/shoal/auth/claim-grants.js';
-import { checkConfigText } from '../../../src/shoal/config/load-config.js';
+import { checkConfigText } from '../../../src/shoal/check/load-config.js';
 
 const auth = checkConfigText(`auth:
   role_mapping:

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createOidcVerifier } from '../../../src/shoal/auth/oidc-verifier.js';
-import { checkConfigText } from '../../../src/shoal/config/load-config.js';
+import { checkConfigText } from '../../../src/shoal/check/load-config.js';
 import { AUDIENCE, ISSUER, LocalIssuer, makeKey } from './oidc-issuer.js';
 
 describe('an OIDC verifier over a JWKS file', () => {

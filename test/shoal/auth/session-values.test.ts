@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/shoal/auth/principal.js';
 import { sessionValues } from '../../../src/shoal/auth/session-values.js';
-import { checkConfigText } from '../../../src/shoal/config/load-config.js';
+import { checkConfigText } from '../../../src/shoal/check/load-config.js';
 import { canonicalVarName } from '../../../src/shoal/config/auth-config.js';
 import type { ShoalError } from '../../../src/shoal/errors.js';
 

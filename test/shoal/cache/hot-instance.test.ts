@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseHotAgeHeader } from '../../../src/shoal/cache/hot-age.js';
 import { hotRelationName } from '../../../src/shoal/cache/hot-values.js';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { adminPlugin } from '../../../src/shoal/server/admin-plugin.js';
 import { buildApp } from '../../../src/shoal/server/app.js';

@@ -1,7 +1,7 @@
 /** Which tables are hot-table candidates, and with which bound. */
 import { describe, expect, it } from 'vitest';
 import { hotCandidates } from '../../../src/shoal/cache/hot-selection.js';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 
 const yaml = (hot: string) => `control_plane: {tenant_url: "sqlite:///registry.db"}
 domains: [{id: d}]

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CACHE_HEADER } from '../../../src/shoal/cache/result-cache.js';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { type Table, salesData, sqlLiteral } from '../sql/duckdb-harness.js';
 import { TINY_VALUES, maskResistantArb, secretToken } from '../sql/mask-resistant.js';

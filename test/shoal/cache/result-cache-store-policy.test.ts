@@ -7,7 +7,7 @@ import { CACHE_AGE_HEADER, CACHE_HEADER, ResultCache, type ResultRequest } from 
 import type { ResultKeyInput } from '../../../src/shoal/cache/result-key.js';
 import { MemoryResultStore } from '../../../src/shoal/cache/result-memory-store.js';
 import type { ResultStore } from '../../../src/shoal/cache/result-store.js';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { MetricsRegistry } from '../../../src/shoal/server/metrics.js';
 import type { QueryResult } from '../../../src/shoal/server/query-service.js';
 import { catalogFromConfig } from '../../../src/shoal/sql/index.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resultCacheability, type ResultKeyInput } from '../../../src/shoal/cache/result-key.js';
 import { resultTtlSeconds } from '../../../src/shoal/cache/result-ttl.js';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { catalogFromConfig, planQuery } from '../../../src/shoal/sql/index.js';
 
 const CONFIG = `

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { formatIssue, type ConfigIssue } from '../../../src/shoal/config/config-issue.js';
-import { checkConfig, loadConfig } from '../../../src/shoal/config/load-config.js';
+import { checkConfig, loadConfig } from '../../../src/shoal/check/load-config.js';
 import { catalogOf, findTable, physicalName, qualifiedName, rlsFiltersFor, tableId } from '../../../src/shoal/config/model.js';
 import { ShoalError } from '../../../src/shoal/errors.js';
 import { catalogArbitrary } from '../registry/catalog-arbitrary.js';
-import { FLEET_ENV, fleetExampleGovernedYaml, fleetExampleWithoutMvYaml, fleetExampleYaml } from './fixtures.js';
+import { FLEET_ENV, fleetExampleGovernedYaml, fleetExampleWithoutMvYaml, fleetExampleYaml } from '../config/fixtures.js';
 
 /** A config with one error planted; `lineOf` finds the line a marker text is on. */
 function lineOf(text: string, marker: string): number {

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bindAgainstSources } from '../../../src/shoal/check/source-binding.js';
-import { checkConfig } from '../../../src/shoal/config/load-config.js';
+import { checkConfig } from '../../../src/shoal/check/load-config.js';
 import type { ConfigIssue } from '../../../src/shoal/config/config-issue.js';
 import { formatIssue } from '../../../src/shoal/config/config-issue.js';
 import { goodConfig, makeCheckSources, type CheckFixture } from './check-fixture.js';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bindStatically } from '../../../src/shoal/check/static-binding.js';
-import { checkConfig } from '../../../src/shoal/config/load-config.js';
+import { checkConfig } from '../../../src/shoal/check/load-config.js';
 import { goodConfig } from './check-fixture.js';
 
 const bind = (text: string) => {

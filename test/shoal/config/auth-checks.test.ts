@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkConfigText } from '../../../src/shoal/config/load-config.js';
+import { checkConfigText } from '../../../src/shoal/check/load-config.js';
 
 const ROLES = `roles:
   - {id: admin, capabilities: [admin], domain_access: ["*"]}

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkConfigText, loadConfig } from '../../../src/shoal/config/load-config.js';
+import { checkConfigText, loadConfig } from '../../../src/shoal/check/load-config.js';
 import { catalogOf } from '../../../src/shoal/config/model.js';
 import { openRegistry } from '../../../src/shoal/registry/open-registry.js';
 

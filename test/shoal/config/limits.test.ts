@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkConfigText, loadConfig } from '../../../src/shoal/config/load-config.js';
+import { checkConfigText, loadConfig } from '../../../src/shoal/check/load-config.js';
 import { DEFAULT_LIMITS } from '../../../src/shoal/config/limits.js';
 
 const BASE = 'domains: [{id: sales}]\n';

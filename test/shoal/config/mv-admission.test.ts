@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkConfigText } from '../../../src/shoal/config/load-config.js';
+import { checkConfigText } from '../../../src/shoal/check/load-config.js';
 import { makeColumn, makeTable } from '../../../src/shoal/config/model.js';
 import { openRegistry } from '../../../src/shoal/registry/open-registry.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkConfig } from '../../../src/shoal/config/load-config.js';
+import { checkConfig } from '../../../src/shoal/check/load-config.js';
 
 const BASE = `
 domains: [{id: sales}]

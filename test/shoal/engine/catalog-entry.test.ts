@@ -8,7 +8,7 @@ import {
   entryMatches,
   sourceTypeOf,
 } from '../../../src/shoal/engine/catalog-entry.js';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { ShoalError } from '../../../src/shoal/errors.js';
 
 const EXAMPLE = `

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pushablePredicates } from '../../../src/shoal/engine/pushdown-safety.js';
 import { catalogEntryFor } from '../../../src/shoal/engine/catalog-entry.js';
-import type { SimplePredicate } from '../../../src/shoal/engine/engine.js';
+import type { SimplePredicate } from '../../../src/shoal/sources/simple-predicate.js';
 
 const entry = catalogEntryFor(
   { source_id: 's', domain_id: 'd', table: 't', columns: [{ name: 'placed', data_type: 'date' }, { name: 'name', data_type: 'varchar' }, { name: 'n' }] },

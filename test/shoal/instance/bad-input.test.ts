@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkConfigText, loadConfig } from '../../../src/shoal/config/load-config.js';
+import { checkConfigText, loadConfig } from '../../../src/shoal/check/load-config.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { buildApp } from '../../../src/shoal/server/app.js';
 import { freePort } from '../../support/services.js';

@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { ShoalError } from '../../../src/shoal/errors.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { makeCheckSources, type CheckFixture } from '../check/check-fixture.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { DEFAULT_LIMITS } from '../../../src/shoal/config/limits.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { measureSql } from '../../../src/shoal/sql/sql-limits.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { catalogOf } from '../../../src/shoal/config/model.js';
 import { PLAN_CACHE_TOTAL, PlanCache } from '../../../src/shoal/instance/plan-cache.js';
 import { governanceOf, runPlanJob, type PlanJob } from '../../../src/shoal/instance/plan-job.js';

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isCodedError } from '../../../src/core/errors.js';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { ShoalError } from '../../../src/shoal/errors.js';
 import { governanceOf, runPlanJob, type PlanJob } from '../../../src/shoal/instance/plan-job.js';
 import { PLANNING_IN_FLIGHT, PLANS_TOTAL, PlannerPool, type PlanCatalog } from '../../../src/shoal/instance/planner-pool.js';

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { derivedCycle, mvDepth, planDerivedTables, type DerivedTable } from '../../../src/shoal/mv/derived-graph.js';
 
 /** A random read graph over n derived tables (`k0…`), some materialized, some reading a base table. */

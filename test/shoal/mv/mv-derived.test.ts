@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkConfigText, loadConfig } from '../../../src/shoal/config/load-config.js';
+import { checkConfigText, loadConfig } from '../../../src/shoal/check/load-config.js';
 import type { ShoalConfig } from '../../../src/shoal/config/model.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { openSqliteClient } from '../../../src/core/sql/sqlite-client.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteClient } from '../../../src/core/sql/sqlite-client.js';
 import type { SqlClient } from '../../../src/core/sql/sql-client.js';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import type { ShoalConfig } from '../../../src/shoal/config/model.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { MvService } from '../../../src/shoal/mv/mv-service.js';

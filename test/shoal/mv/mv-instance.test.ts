@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { MvService } from '../../../src/shoal/mv/mv-service.js';
 import { SnapshotStore } from '../../../src/shoal/mv/snapshot-store.js';

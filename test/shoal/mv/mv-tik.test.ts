@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTik } from '../../../src/tik/cli/run.js';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { tikStoreDigest } from '../../../src/shoal/mv/tik-store-digest.js';
 import { makeTikStore, type TikFixture } from '../engine/duckdb/tik-fixture.js';

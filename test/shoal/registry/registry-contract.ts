@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SqlClient } from '../../../src/core/sql/sql-client.js';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { catalogOf, makeCatalog, makeTable, type CatalogModel } from '../../../src/shoal/config/model.js';
 import { openRegistry } from '../../../src/shoal/registry/open-registry.js';
 import type { Registry } from '../../../src/shoal/registry/registry.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqlClient } from '../../../src/core/sql/open-sql-client.js';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { openRegistry } from '../../../src/shoal/registry/open-registry.js';
 import type { Registry } from '../../../src/shoal/registry/registry.js';

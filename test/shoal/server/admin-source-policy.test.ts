@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkConfigText } from '../../../src/shoal/config/load-config.js';
+import { checkConfigText } from '../../../src/shoal/check/load-config.js';
 import type { SourceConfig } from '../../../src/shoal/config/model.js';
 import { AdminSourcePolicy } from '../../../src/shoal/server/admin-source-policy.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { adminPlugin } from '../../../src/shoal/server/admin-plugin.js';
 import { buildApp } from '../../../src/shoal/server/app.js';

@@ -8,7 +8,7 @@ import type { StoredAuditRecord } from '../../../src/shoal/audit/audit-record.js
 import { SqlAuditStore } from '../../../src/shoal/audit/audit-store.js';
 import { principalIdOf } from '../../../src/shoal/audit/principal-id.js';
 import { sqlFingerprint } from '../../../src/shoal/audit/sql-fingerprint.js';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { EMBEDDED_REGISTRY_URL, ShoalInstance } from '../../../src/shoal/instance/instance.js';
 import { adminPlugin } from '../../../src/shoal/server/admin-plugin.js';
 import { buildApp } from '../../../src/shoal/server/app.js';

@@ -4,7 +4,7 @@
  * or lands whole tables. Shared by the SQLite unit test and the PostgreSQL/MariaDB integration test.
  */
 import fc from 'fast-check';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import type { Cell, LandingReport, RowBatch } from '../../../src/shoal/engine/engine.js';
 import { ShoalError } from '../../../src/shoal/errors.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';

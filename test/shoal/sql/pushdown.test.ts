@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { ShoalError } from '../../../src/shoal/errors.js';
 import type { LandingReport, PushdownSpec } from '../../../src/shoal/engine/engine.js';
 import { dataOf } from '../../../src/shoal/sql/ast-node.js';

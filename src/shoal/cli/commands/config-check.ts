@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { bindAgainstSources, type SourceReach } from '../../check/source-binding.js';
 import { locateIssues } from '../../check/locate-issues.js';
 import { bindStatically, type BindingReport } from '../../check/static-binding.js';
-import { checkConfig } from '../../config/load-config.js';
+import { checkConfig } from '../../check/load-config.js';
 import { formatIssue, type ConfigIssue } from '../../config/config-issue.js';
 
 const line = (kind: string, i: ConfigIssue): string => `${kind}: ${formatIssue(i)}${i.hint ? `\n  hint: ${i.hint}` : ''}`;

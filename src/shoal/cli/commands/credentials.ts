@@ -8,7 +8,7 @@
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { addUser, issueToken, publicToken, publicUser } from '../../auth/credential-admin.js';
-import { loadConfig } from '../../config/load-config.js';
+import { loadConfig } from '../../check/load-config.js';
 import type { RoleConfig } from '../../config/model.js';
 import { ShoalError } from '../../errors.js';
 import { EMBEDDED_REGISTRY_URL } from '../../instance/instance.js';

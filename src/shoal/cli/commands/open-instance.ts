@@ -1,5 +1,5 @@
 import { dirname, resolve } from 'node:path';
-import { loadConfig } from '../../config/load-config.js';
+import { loadConfig } from '../../check/load-config.js';
 import { formatIssue } from '../../config/config-issue.js';
 import type { ShoalConfig } from '../../config/model.js';
 import { ShoalInstance, type InstanceOptions } from '../../instance/instance.js';

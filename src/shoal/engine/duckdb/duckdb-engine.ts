@@ -32,9 +32,9 @@ import type {
   PushdownSpec,
   ReconcileReport,
   RowBatch,
-  SimplePredicate,
   SourceHealth,
 } from '../engine.js';
+import type { SimplePredicate } from '../../sources/simple-predicate.js';
 import type { LandingNeed } from './connectors/connector.js';
 import { pushablePredicates } from '../pushdown-safety.js';
 import { DuckDbConnectors } from './duckdb-connectors.js';

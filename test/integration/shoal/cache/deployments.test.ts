@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../../src/shoal/check/load-config.js';
 import { ShoalInstance, type InstanceOptions } from '../../../../src/shoal/instance/instance.js';
 import { service } from '../../../support/service.js';
 import { OwnRedis } from './own-redis.js';

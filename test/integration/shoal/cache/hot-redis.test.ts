@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../../src/shoal/check/load-config.js';
 import { ShoalInstance } from '../../../../src/shoal/instance/instance.js';
 import { hotKeys } from '../../../../src/shoal/cache/hot-backend.js';
 import { parseHotAgeHeader } from '../../../../src/shoal/cache/hot-age.js';

@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../../src/shoal/check/load-config.js';
 import { ShoalInstance } from '../../../../src/shoal/instance/instance.js';
 import { buildApp } from '../../../../src/shoal/server/app.js';
 import { service } from '../../../support/service.js';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSourceSchema } from '../../../../src/shoal/check/read-source-schema.js';
 import { bindAgainstSources } from '../../../../src/shoal/check/source-binding.js';
 import { tablesFromSchema } from '../../../../src/shoal/check/tables-from-schema.js';
-import { checkConfig, loadConfig } from '../../../../src/shoal/config/load-config.js';
+import { checkConfig, loadConfig } from '../../../../src/shoal/check/load-config.js';
 import { ShoalInstance } from '../../../../src/shoal/instance/instance.js';
 import type { SourceConfig } from '../../../../src/shoal/config/model.js';
 import { findSourceTable } from '../../../../src/shoal/sources/source-schema.js';

@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../../src/shoal/config/load-config.js';
+import { loadConfig } from '../../../../src/shoal/check/load-config.js';
 import { ShoalError } from '../../../../src/shoal/errors.js';
 import { ShoalInstance } from '../../../../src/shoal/instance/instance.js';
 import { toWireValue } from '../../../../src/shoal/server/json-value.js';

@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { TableRef } from '../../../../src/shoal/engine/catalog-entry.js';
-import type { Engine, SimplePredicate } from '../../../../src/shoal/engine/engine.js';
+import type { Engine } from '../../../../src/shoal/engine/engine.js';
+import type { SimplePredicate } from '../../../../src/shoal/sources/simple-predicate.js';
 import { collect } from './engine-fixtures.js';
 
 export interface LawColumn {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import { quoteIdent, sourceSelectSql } from '../../../../src/shoal/sources/pushdown-sql.js';
-import type { SimplePredicate } from '../../../../src/shoal/engine/engine.js';
+import type { SimplePredicate } from '../../../../src/shoal/sources/simple-predicate.js';
 
 describe('the statement sent to a source', () => {
   it('projects and filters with bound parameters, per dialect', () => {

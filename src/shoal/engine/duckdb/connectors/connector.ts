@@ -5,7 +5,8 @@
  * source through a DuckDB extension.
  */
 import type { CatalogEntry } from '../../catalog-entry.js';
-import type { SimplePredicate, SqlLiteral } from '../../engine.js';
+import type { SimplePredicate } from '../../../sources/simple-predicate.js';
+import type { SqlLiteral } from '../../../sources/sql-literal.js';
 import type { LandingColumn } from '../duckdb-types.js';
 
 export interface ScanConnector {

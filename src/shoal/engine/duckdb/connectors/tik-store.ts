@@ -21,7 +21,7 @@ import { LoadContext, loadTicket, openFileStore, type LoadedTicket } from '../..
 import type { EventStore } from '../../../../tik/store/index.js';
 import { isCodedError } from '../../../../core/errors.js';
 import type { CatalogEntry } from '../../catalog-entry.js';
-import type { SimplePredicate } from '../../engine.js';
+import type { SimplePredicate } from '../../../sources/simple-predicate.js';
 import { ShoalError } from '../../../errors.js';
 import type { LandingColumn } from '../duckdb-types.js';
 import type { LandedRows, LandingConnector, LandingNeed } from './connector.js';
