@@ -17,120 +17,31 @@
  * - `running()`, `lastRefresh()`, `observe()`: progress and timing for the admin API, events for
  *   the /metrics series.
  *
- * `distributed` MVs skip the catalog: each instance materializes them into its OWN scratch store
- * (`localStore`), comparing the input version before and after; when the inputs moved meanwhile it
- * retries, and after `quiescenceRetries` reports the source as not quiescent (`onNotQuiescent`, a
- * `not_quiescent` event, the `notQuiescent` counters) and keeps serving what it had, rather than a
- * copy no peer agrees with.
+ * `distributed` MVs skip the catalog: each instance keeps its own copy (./distributed-mvs.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import type { HeartbeatOptions } from '../../core/lease/index.js';
 import type { SqlClient } from '../../core/sql/sql-client.js';
-import type { CatalogModel, TableConfig } from '../config/model.js';
-import { qualifiedName } from '../config/model.js';
+import type { CatalogModel } from '../config/model.js';
 import type { Engine } from '../engine/engine.js';
 import { ShoalError } from '../errors.js';
-import { planQuery, type GovernanceCatalog } from '../sql/index.js';
-import { cycleError, mvDepth, planDerivedTables, type DerivedTable } from './derived-graph.js';
+import type { GovernanceCatalog } from '../sql/index.js';
+import { derivedBindings, type BoundQuery } from './derived-bindings.js';
+import { mvDepth, planDerivedTables, type DerivedTable } from './derived-graph.js';
+import { DistributedMvs } from './distributed-mvs.js';
+import type { LastRefresh, LocalRefreshReport } from './last-refresh.js';
 import { materialize } from './materialize.js';
-import { TIK_LOG_TABLES, tikStoreDigest } from './tik-store-digest.js';
-import { SERVICE_ROLE_ID, serviceCatalog } from './service-identity.js';
-import { bindMvRelations, engineNameWithMvs, mvRelationName, snapshotBody, snapshotRelation, type MvBinding } from './mv-relation.js';
+import { MvObservers, type MvEvent } from './mv-events.js';
+import type { MvInfo } from './mv-info.js';
+import { bindMvRelations, mvRelationName, snapshotRelation } from './mv-relation.js';
 import { MvResolver, type MvResolution } from './mv-resolver.js';
 import { RefreshCatalog, type MvDefinition, type MvRow, type RefreshLogEntry, type RefreshVersions } from './refresh-catalog.js';
+import { refreshInputs, type RefreshInputs } from './refresh-inputs.js';
+import { runningRefresh, type RefreshProgress, type RunningRefresh } from './refresh-progress.js';
 import { refreshUnderLease, type RefreshResult } from './refresh-under-lease.js';
+import { serviceCatalog } from './service-identity.js';
 import type { GcReport, SnapshotStore } from './snapshot-store.js';
-import {
-  definitionVersion,
-  gatherInputSignals,
-  inputToken,
-  inputTokenKind,
-  mvSnapshotSignal,
-  type InputProbes,
-  type InputSignal,
-  type InputSource,
-} from './version-stamps.js';
-
-/** A registered MV as this instance knows it (from the last synced catalog). */
-export interface MvInfo {
-  readonly id: string;
-  readonly table: TableConfig;
-  readonly relation: string;
-  /** view_sql planned for the service role, as engine SQL; null when it does not plan (see `error`). */
-  readonly engineSql: string | null;
-  readonly error: string | null;
-  /** Keys (`<domain>.<table>`) of the registered tables view_sql reads. */
-  readonly sourceTables: readonly string[];
-  readonly definition: MvDefinition;
-}
-
-/**
- * Where a running refresh is: reading its input versions, claiming the lease (shared), streaming
- * the view's rows (`rowsWritten` grows), writing the Parquet snapshot, checking that the inputs did
- * not move (distributed), or publishing it by the fenced commit (shared).
- */
-export type RefreshPhase = 'versions' | 'claiming' | 'materializing' | 'writing_snapshot' | 'checking_inputs' | 'committing';
-
-/** A refresh running on this instance (the admin API shows progress and timing). */
-export interface RunningRefresh {
-  readonly mvId: string;
-  readonly consistency: 'shared' | 'distributed';
-  /** This instance's writer, with `#<lease epoch>` once a shared refresh holds the lease. */
-  readonly writer: string;
-  readonly phase: RefreshPhase;
-  /** Materialization attempt (a distributed MV retries when its inputs moved), from 1. */
-  readonly attempt: number;
-  readonly startedAtMs: number;
-  readonly elapsedMs: number;
-  readonly rowsWritten: number;
-  readonly snapshotId: string | null;
-}
-
-/** The last refresh of a distributed MV on this instance (it has no refresh log). */
-export interface LocalRefreshReport {
-  readonly outcome: RefreshResult['outcome'];
-  readonly snapshotId: string | null;
-  readonly rowCount: number | null;
-  readonly error: string | null;
-  readonly attempts: number;
-  readonly startedAtMs: number;
-  readonly durationMs: number;
-}
-
-/** An MV's last finished refresh attempt, as the admin API reports it. */
-export interface LastRefresh {
-  readonly outcome: string;
-  readonly snapshotId: string | null;
-  readonly rowCount: number | null;
-  readonly error: string | null;
-  readonly writer: string | null;
-  readonly finishedAtMs: number;
-  readonly durationMs: number | null;
-  /** Distributed MVs: materializations it took (retries when the inputs moved). */
-  readonly attempts?: number;
-}
-
-/**
- * What the service tells observers (the /metrics series): each refresh attempt's outcome and
- * wall time on this instance, and each time a distributed MV's source was not quiescent.
- */
-export type MvEvent =
-  | { readonly kind: 'refresh_started'; readonly mvId: string }
-  | {
-      readonly kind: 'refresh_finished';
-      readonly mvId: string;
-      readonly consistency: 'shared' | 'distributed';
-      /** The result's outcome, or `error` when the refresh threw (catalog unreachable, …). */
-      readonly outcome: RefreshResult['outcome'] | 'error';
-      readonly durationMs: number;
-    }
-  | { readonly kind: 'not_quiescent'; readonly mvId: string }
-  /** A published snapshot failed to read: moved aside, served live, rebuilt. */
-  | { readonly kind: 'snapshot_quarantined'; readonly mvId: string; readonly snapshotId: string };
 
 export interface MvServiceOptions {
   readonly db: SqlClient;
@@ -161,35 +72,6 @@ export interface MvServiceOptions {
   readonly afterLocalBuild?: (mvId: string, attempt: number) => Promise<void>;
 }
 
-/** A distributed MV's materialization on this instance. */
-interface LocalSnapshot {
-  readonly snapshotId: string;
-  readonly path: string;
-  readonly versions: RefreshVersions;
-  readonly atMs: number;
-}
-
-export interface BoundQuery {
-  readonly sql: string;
-  /** `x-shoal-mv`: `<mv>=snapshot:<id>` or `<mv>=live`, comma-separated. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** The shared snapshots bound (what `recheck` re-reads when the query fails). */
-  readonly snapshots?: readonly { readonly mvId: string; readonly snapshotId: string }[];
-}
-
-/** A running refresh's mutable progress record (only `running()` reads it, as a copy). */
-interface Progress {
-  readonly consistency: 'shared' | 'distributed';
-  phase: RefreshPhase;
-  attempt: number;
-  readonly startedAtMs: number;
-  rows: number;
-  snapshotId: string | null;
-  writer: string;
-}
-
-const FILE_TYPES = new Set(['csv', 'parquet', 'json']);
-
 export function defaultWriterId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
@@ -202,13 +84,10 @@ export class MvService {
   private model: CatalogModel | undefined;
   private service: GovernanceCatalog | undefined;
   private readonly resolver: MvResolver;
-  private readonly inFlight = new Map<string, Progress>();
+  private readonly inFlight = new Map<string, RefreshProgress>();
   private readonly now: () => number;
-  private readonly local = new Map<string, LocalSnapshot>();
-  private readonly lastLocal = new Map<string, LocalRefreshReport>();
-  private readonly observers = new Set<(e: MvEvent) => void>();
-  private notQuiescentCount = 0;
-  private readonly notQuiescentByMv = new Map<string, number>();
+  private readonly distributed: DistributedMvs;
+  private readonly observers = new MvObservers();
 
   private constructor(
     readonly catalog: RefreshCatalog,
@@ -221,6 +100,18 @@ export class MvService {
       ...(options.resolveMaxAgeMs === undefined ? {} : { maxAgeMs: options.resolveMaxAgeMs }),
       verify: (path) => this.readWhole(path),
       onUnreadable: (mvId, snapshotId, error) => this.rebuildUnreadable(mvId, snapshotId, error),
+    });
+    this.distributed = new DistributedMvs({
+      store: options.localStore,
+      engine: options.engine,
+      now: this.now,
+      quiescenceRetries: options.quiescenceRetries ?? 2,
+      service: () => this.service!,
+      inputs: (mv) => this.inputs(mv),
+      buildSql: (mv, resolutions) => this.buildSql(mv, resolutions),
+      emit: (e) => this.observers.emit(e),
+      onNotQuiescent: options.onNotQuiescent,
+      afterLocalBuild: options.afterLocalBuild,
     });
   }
 
@@ -256,7 +147,7 @@ export class MvService {
     this.service = service;
     this.derived = planned;
     this.mvs = next;
-    for (const id of [...this.local.keys()]) if (next.get(id.toLowerCase())?.table.mv_consistency !== 'distributed') this.local.delete(id);
+    this.distributed.retain((id) => next.get(id.toLowerCase())?.table.mv_consistency === 'distributed');
     for (const mv of next.values()) if (mv.table.mv_consistency === 'shared') await this.catalog.seed(mv.definition);
   }
 
@@ -288,7 +179,7 @@ export class MvService {
   async lastRefresh(id: string): Promise<LastRefresh | null> {
     const mv = this.info(id);
     if (mv && mv.table.mv_consistency !== 'shared') {
-      const l = this.lastLocal.get(mv.id);
+      const l = this.distributed.lastRefresh(mv.id);
       return l ? { ...l, writer: this.writer, finishedAtMs: l.startedAtMs + l.durationMs } : null;
     }
     const e = await this.catalog.lastFinished(mv?.id ?? id);
@@ -299,43 +190,22 @@ export class MvService {
   /** The refreshes running on this instance now, with their phase, progress and timing. */
   running(): RunningRefresh[] {
     const now = this.now();
-    return [...this.inFlight.entries()].map(([mvId, r]) => ({
-      mvId,
-      consistency: r.consistency,
-      writer: r.writer,
-      phase: r.phase,
-      attempt: r.attempt,
-      startedAtMs: r.startedAtMs,
-      elapsedMs: now - r.startedAtMs,
-      rowsWritten: r.rows,
-      snapshotId: r.snapshotId,
-    }));
+    return [...this.inFlight.entries()].map(([mvId, r]) => runningRefresh(mvId, r, now));
   }
 
   /** The last finished refresh of a distributed MV on this instance (null: none yet, or shared). */
   lastLocalRefresh(id: string): LocalRefreshReport | null {
-    return this.lastLocal.get(this.info(id)?.id ?? id) ?? null;
+    return this.distributed.lastRefresh(this.info(id)?.id ?? id) ?? null;
   }
 
   /** Follow refresh outcomes and quiescence reports (returns the unsubscribe). */
   observe(listener: (e: MvEvent) => void): () => void {
-    this.observers.add(listener);
-    return () => void this.observers.delete(listener);
-  }
-
-  private emit(e: MvEvent): void {
-    for (const l of this.observers) {
-      try {
-        l(e);
-      } catch {
-        // an observer's failure (metrics) never fails a refresh
-      }
-    }
+    return this.observers.observe(listener);
   }
 
   /** Counters for the admin API: not-quiescent reports (in all and per MV) and local copies held. */
   stats(): { readonly notQuiescent: number; readonly notQuiescentByMv: Readonly<Record<string, number>>; readonly localSnapshots: number } {
-    return { notQuiescent: this.notQuiescentCount, notQuiescentByMv: Object.fromEntries(this.notQuiescentByMv), localSnapshots: this.local.size };
+    return this.distributed.stats();
   }
 
   /** The versions a refresh of this MV would be for, now. */
@@ -343,68 +213,9 @@ export class MvService {
     return (await this.inputs(mv)).versions;
   }
 
-  /**
-   * What a refresh of this MV reads, now: its version stamps, and the resolution of every MV it
-   * reads (the same ones the build binds, so the stamps describe exactly what was computed). An MV
-   * read through its snapshot contributes the snapshot id (`mv_snapshot`); a derived view, or an MV
-   * without a snapshot yet, is computed inline: its view_sql joins the definition and its own
-   * inputs join the inputs.
-   */
-  private async inputs(mv: MvInfo): Promise<{ readonly versions: RefreshVersions; readonly resolutions: ReadonlyMap<string, MvResolution> }> {
-    const model = this.model!;
-    const resolutions = new Map<string, MvResolution>();
-    const inlined: Record<string, string> = {};
-    const sources: InputSource[] = [];
-    const mvSignals = new Map<string, InputSignal>();
-    const keys = new Set<string>();
-    const walk = async (reads: readonly string[], path: ReadonlySet<string>): Promise<void> => {
-      for (const key of reads) {
-        if (path.has(key) || keys.has(key) || inlined[key] !== undefined) continue;
-        const d = this.derived.get(key);
-        if (d?.materialized) {
-          const r = await this.resolveFresh(d.id);
-          resolutions.set(d.id.toLowerCase(), r);
-          if (r.kind === 'snapshot') {
-            mvSignals.set(key, mvSnapshotSignal(r.snapshotId));
-            keys.add(key);
-            continue;
-          }
-        }
-        if (d) {
-          inlined[key] = d.table.view_sql ?? '';
-          await walk(d.reads, new Set([...path, key]));
-          continue;
-        }
-        keys.add(key);
-        sources.push(this.inputSource(model, key));
-      }
-    };
-    await walk(mv.sourceTables, new Set([mv.id.toLowerCase()]));
-    const probes: InputProbes = {
-      fileStat: async (path) => {
-        const s = await stat(path);
-        return { size: s.size, mtimeMs: s.mtimeMs };
-      },
-      maxWatermark: async (table, column) => this.maxOf(table, column),
-      tikStoreDigest,
-    };
-    const signals = new Map([...(await gatherInputSignals(sources, probes)), ...mvSignals]);
-    const inputKeys = [...keys];
-    const versions: RefreshVersions = {
-      definitionVersion: definitionVersion({ sql: mv.table.view_sql ?? null, sourceTables: mv.sourceTables, inlined }),
-      inputVersion: inputToken(signals, inputKeys),
-      inputVersionKind: inputTokenKind(signals, inputKeys),
-    };
-    return { versions, resolutions };
-  }
-
-  private inputSource(model: CatalogModel, key: string): InputSource {
-    const t = model.tables.find((x) => qualifiedName(x).toLowerCase() === key);
-    const src = t && model.sources.find((s) => s.id === t.source_id);
-    if (t && src && FILE_TYPES.has(src.type.toLowerCase()) && src.path) return { table: key, kind: 'file', path: filePath(src.path, t.table, src.type.toLowerCase()) };
-    if (t && src && src.type === 'tik' && src.path && TIK_LOG_TABLES.has(t.table.toLowerCase())) return { table: key, kind: 'tik_store', root: src.path };
-    if (t && t.watermark_column) return { table: key, kind: 'table', watermarkColumn: t.watermark_column };
-    return { table: key, kind: 'none' };
+  /** What a refresh of this MV reads, now (./refresh-inputs.ts). */
+  private inputs(mv: MvInfo): Promise<RefreshInputs> {
+    return refreshInputs(mv, { model: this.model!, derived: this.derived, engine: this.options.engine, service: this.service!, resolveFresh: (id) => this.resolveFresh(id) });
   }
 
   /** An MV's resolution straight from the catalog (not the reader cache): a refresh stamps what it reads. */
@@ -412,12 +223,6 @@ export class MvService {
     const mv = this.info(id);
     if (mv && mv.table.mv_consistency === 'shared') this.resolver.invalidate(mv.id);
     return this.resolve(id);
-  }
-
-  private async maxOf(tableKey: string, column: string): Promise<unknown> {
-    const sql = planQuery({ sql: `SELECT max("${column.replace(/"/g, '""')}") AS m FROM ${tableKey}`, role: SERVICE_ROLE_ID }, this.service!, { route: 'engine', engine: this.options.engine.name }).sql;
-    for await (const batch of this.options.engine.execute(sql)) return batch.rows[0]?.[0] ?? null;
-    return null;
   }
 
   /**
@@ -429,23 +234,23 @@ export class MvService {
     const mv = this.info(id);
     if (!mv) throw new ShoalError('NOT_FOUND', `no materialized view "${id}"`, { hint: 'GET /admin/mv lists the registered MVs' });
     const consistency = mv.table.mv_consistency;
-    const progress: Progress = { consistency, phase: 'versions', attempt: 1, startedAtMs: this.now(), rows: 0, snapshotId: null, writer: this.writer };
+    const progress: RefreshProgress = { consistency, phase: 'versions', attempt: 1, startedAtMs: this.now(), rows: 0, snapshotId: null, writer: this.writer };
     // a second refresh of the same MV here (admin and loop at once) keeps the first one's entry
     const tracked = !this.inFlight.has(mv.id);
     if (tracked) this.inFlight.set(mv.id, progress);
-    this.emit({ kind: 'refresh_started', mvId: mv.id });
+    this.observers.emit({ kind: 'refresh_started', mvId: mv.id });
     let outcome: RefreshResult['outcome'] | 'error' = 'error';
     try {
-      const result = consistency === 'shared' ? await this.refreshShared(mv, progress, options) : await this.refreshLocal(mv, progress, options.force ?? false);
+      const result = consistency === 'shared' ? await this.refreshShared(mv, progress, options) : await this.distributed.refresh(mv, progress, options.force ?? false);
       outcome = result.outcome;
       return result;
     } finally {
       if (tracked && this.inFlight.get(mv.id) === progress) this.inFlight.delete(mv.id);
-      this.emit({ kind: 'refresh_finished', mvId: mv.id, consistency, outcome, durationMs: this.now() - progress.startedAtMs });
+      this.observers.emit({ kind: 'refresh_finished', mvId: mv.id, consistency, outcome, durationMs: this.now() - progress.startedAtMs });
     }
   }
 
-  private async refreshShared(mv: MvInfo, progress: Progress, options: { force?: boolean; traceId?: string }): Promise<RefreshResult> {
+  private async refreshShared(mv: MvInfo, progress: RefreshProgress, options: { force?: boolean; traceId?: string }): Promise<RefreshResult> {
     const { versions, resolutions } = await this.inputs(mv);
     progress.phase = 'claiming';
     const result = await refreshUnderLease(
@@ -489,78 +294,6 @@ export class MvService {
   }
 
   /**
-   * Materialize a distributed MV into this instance's scratch store, without the catalog. The input
-   * version is compared before and after: equal means the copy is of one quiescent input version
-   * (what every peer converges on); different means retry, and finally report not quiescent.
-   */
-  private async refreshLocal(mv: MvInfo, progress: Progress, force: boolean): Promise<RefreshResult> {
-    const store = this.options.localStore;
-    if (!store) throw new ShoalError('MV_NO_LOCAL_STORE', `MV ${mv.id} is distributed, and this instance has no scratch store`, { hint: 'it is served live' });
-    const finish = (result: RefreshResult): RefreshResult => {
-      if (result.outcome === 'skipped') return result;
-      this.lastLocal.set(mv.id, {
-        outcome: result.outcome,
-        snapshotId: result.outcome === 'refreshed' ? result.snapshotId : null,
-        rowCount: result.outcome === 'refreshed' ? result.rowCount : null,
-        error: result.outcome === 'failed' ? result.error : null,
-        attempts: progress.attempt,
-        startedAtMs: progress.startedAtMs,
-        durationMs: this.now() - progress.startedAtMs,
-      });
-      return result;
-    };
-    if (mv.engineSql === null) return finish({ outcome: 'failed', error: mv.error ?? 'view_sql does not plan', epoch: 0 });
-    let before = await this.inputs(mv);
-    const held = this.local.get(mv.id);
-    if (!force && held && !this.localDue(held, before.versions, mv)) return { outcome: 'skipped', reason: 'up_to_date', holder: null };
-    const retries = this.options.quiescenceRetries ?? 2;
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      const snapshotId = store.newSnapshotId(mv.id);
-      Object.assign(progress, { phase: 'materializing', attempt: attempt + 1, rows: 0, snapshotId });
-      let built;
-      try {
-        built = await materialize({
-          table: mv.table,
-          serviceCatalog: this.service!,
-          engine: this.options.engine,
-          store,
-          snapshotId,
-          sql: await this.buildSql(mv, before.resolutions),
-          onProgress: (rows) => (progress.rows = rows),
-          onWriting: () => (progress.phase = 'writing_snapshot'),
-        });
-        await this.options.afterLocalBuild?.(mv.id, attempt);
-      } catch (e) {
-        await store.discard(snapshotId).catch(() => undefined);
-        return finish({ outcome: 'failed', error: (e as Error).message, epoch: 0 });
-      }
-      progress.phase = 'checking_inputs';
-      const after = await this.inputs(mv);
-      if (after.versions.definitionVersion === before.versions.definitionVersion && after.versions.inputVersion === before.versions.inputVersion) {
-        this.local.set(mv.id, { snapshotId, path: built.path, versions: after.versions, atMs: this.now() });
-        return finish({ outcome: 'refreshed', snapshotId, rowCount: built.rowCount, epoch: 0 });
-      }
-      await store.discard(snapshotId);
-      before = after;
-    }
-    this.notQuiescentCount++;
-    this.notQuiescentByMv.set(mv.id, (this.notQuiescentByMv.get(mv.id) ?? 0) + 1);
-    const error = new ShoalError('MV_SOURCE_NOT_QUIESCENT', `the inputs of distributed MV ${mv.id} changed during each of ${retries + 1} materializations`, {
-      where: mv.id,
-      hint: 'the previous copy (or the live view) is served; a distributed MV converges only once its sources are quiescent',
-    });
-    this.emit({ kind: 'not_quiescent', mvId: mv.id });
-    this.options.onNotQuiescent?.(error);
-    return finish({ outcome: 'failed', error: error.message, epoch: 0 });
-  }
-
-  private localDue(held: LocalSnapshot, now: RefreshVersions, mv: MvInfo): boolean {
-    if (held.versions.definitionVersion !== now.definitionVersion) return true;
-    if (now.inputVersion !== null) return held.versions.inputVersion !== now.inputVersion;
-    return this.now() - held.atMs >= mv.table.mv_refresh_interval * 1000;
-  }
-
-  /**
    * MVs worth a claim attempt: shared ones never published, whose definition changed, whose inputs
    * moved since the last refresh, or (with no input signal) whose interval elapsed; never one a live
    * lease holds. An MV with a signal and unchanged inputs is not a candidate however old it is, so
@@ -574,8 +307,7 @@ export class MvService {
     for (const mv of this.mvs.values()) {
       if (mv.engineSql === null) continue;
       if (mv.table.mv_consistency !== 'shared') {
-        const held = this.local.get(mv.id);
-        if (this.options.localStore && (!held || this.localDue(held, await this.versions(mv), mv))) out.push(mv.id);
+        if (this.options.localStore && (await this.distributed.due(mv, () => this.versions(mv)))) out.push(mv.id);
         continue;
       }
       const row = rows.get(mv.id);
@@ -602,7 +334,7 @@ export class MvService {
   async collectGarbage(): Promise<GcReport> {
     const referenced = new Set((await this.catalog.list()).flatMap((r) => (r.snapshotId ? [r.snapshotId] : [])));
     const grace = this.options.gcGraceMs === undefined ? {} : { graceMs: this.options.gcGraceMs };
-    await this.options.localStore?.collectGarbage({ referenced: new Set([...this.local.values()].map((l) => l.snapshotId)), ...grace });
+    await this.options.localStore?.collectGarbage({ referenced: this.distributed.snapshotIds(), ...grace });
     return this.store.collectGarbage({ referenced, ...grace });
   }
 
@@ -630,17 +362,14 @@ export class MvService {
         cause: error,
       }),
     );
-    this.emit({ kind: 'snapshot_quarantined', mvId, snapshotId });
+    this.observers.emit({ kind: 'snapshot_quarantined', mvId, snapshotId });
     void this.refresh(mvId, { force: true }).catch((e: unknown) => this.options.onSnapshotUnreadable?.(e instanceof ShoalError ? e : new ShoalError('MV_REFRESH_FAILED', `MV ${mvId}: rebuilding a quarantined snapshot failed: ${(e as Error).message}`, { cause: e })));
   }
 
   /** What an MV resolves to for a reader now (cached ≤ the resolver's max age). */
   resolve(id: string): Promise<MvResolution> {
     const mv = this.info(id);
-    if (mv && mv.table.mv_consistency !== 'shared') {
-      const held = this.local.get(mv.id);
-      return Promise.resolve(held ? { kind: 'snapshot', snapshotId: held.snapshotId, path: held.path } : { kind: 'live', reason: 'never_materialized' });
-    }
+    if (mv && mv.table.mv_consistency !== 'shared') return Promise.resolve(this.distributed.resolve(mv));
     return this.resolver.resolve(mv?.id ?? id);
   }
 
@@ -676,51 +405,8 @@ export class MvService {
     return bindMvRelations(mv.engineSql, bindings);
   }
 
-  /**
-   * The CTE bindings that make relations over `reads` runnable, dependencies first: an MV bound to
-   * its resolution (a snapshot, or its view_sql live), a derived view to its view_sql. `notes` are
-   * the `x-shoal-mv` entries of every MV bound.
-   */
-  private async bindings(reads: readonly string[], resolve: (mv: MvInfo) => Promise<MvResolution>): Promise<{ bindings: MvBinding[]; notes: string[] }> {
-    const bindings: MvBinding[] = [];
-    const notes: string[] = [];
-    const done = new Set<string>();
-    const visit = async (key: string, path: readonly string[]): Promise<void> => {
-      const d = this.derived.get(key);
-      if (!d || done.has(key)) return;
-      if (path.includes(key)) throw cycleError([...path.slice(path.indexOf(key)), key]);
-      const mv = d.materialized ? this.mvs.get(key) : undefined;
-      if (mv) {
-        const r = await resolve(mv);
-        if (r.kind === 'snapshot') {
-          bindings.push({ relation: mv.relation, body: (await this.options.engine.snapshots?.body(r.path)) ?? snapshotBody(r.path) });
-          notes.push(`${mv.id}=${mv.table.mv_consistency === 'shared' ? 'snapshot' : 'local'}:${r.snapshotId}`);
-          done.add(key);
-          return;
-        }
-      }
-      if (d.engineSql === null) {
-        throw new ShoalError(
-          'MV_VIEW_SQL_INVALID',
-          mv ? `MV ${d.id} has never been materialized and its view_sql cannot run: ${d.error ?? 'unplannable'}` : `view ${d.id} cannot run: ${d.error ?? 'unplannable'}`,
-          { where: `tables.${d.table.table}.view_sql`, hint: 'fix the view_sql in the registry' },
-        );
-      }
-      for (const next of d.reads) await visit(next, [...path, key]);
-      bindings.push({ relation: engineNameWithMvs(d.table)[0]!, body: d.engineSql });
-      if (mv) notes.push(`${mv.id}=live`);
-      done.add(key);
-    };
-    for (const key of new Set(reads)) await visit(key.toLowerCase(), []);
-    return { bindings, notes };
-  }
-}
-
-function filePath(path: string, table: string, type: string): string {
-  // a source path is the file itself, or a directory of <table>.<ext> files (as the engine reads it)
-  try {
-    return statSync(path).isDirectory() ? join(path, `${table}.${type}`) : path;
-  } catch {
-    return path; // missing: the probe fails and the table gives no signal
+  /** The CTE bindings that make relations over `reads` runnable (./derived-bindings.ts). */
+  private bindings(reads: readonly string[], resolve: (mv: MvInfo) => Promise<MvResolution>): ReturnType<typeof derivedBindings> {
+    return derivedBindings({ derived: this.derived, mvs: this.mvs, engine: this.options.engine }, reads, resolve);
   }
 }

@@ -12,7 +12,8 @@
  * - `shoal_mv_snapshot_quarantined_total{mv}`: published snapshots found unreadable here, moved
  *   aside and rebuilt (readers were served live meanwhile).
  */
-import type { MvEvent, MvService } from '../mv/mv-service.js';
+import type { MvEvent } from '../mv/mv-events.js';
+import type { MvService } from '../mv/mv-service.js';
 import type { MetricsRegistry } from './metrics.js';
 
 export const MV_METRICS = {
