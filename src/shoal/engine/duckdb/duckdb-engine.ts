@@ -1,46 +1,29 @@
 /**
  * The DuckDB engine: one in-memory DuckDB per instance, nothing written to a local file (S1).
  *
- * Catalog. Each entry is exposed as a view under its physical name
- * `"<catalog>"."<schema>"."<table>"` (the catalog is an `ATTACH ':memory:'` database) and as
- * `memory."<domain>"."<alias>"`, a view over the physical one. File sources are views over
- * `read_csv_auto` / `read_parquet` / `read_json_auto`; attached sources are views over the
- * `_src_<catalog>` database; landed sources are views over a connection-local temp table.
+ * Catalog: registry entries projected into views (./duckdb-catalog.ts).
  *
- * Landing. Every `execute` runs on its own DuckDB connection. Before the query runs, each landed
- * table it needs is fetched through its Node driver (with the caller's projection and predicates
- * pushed into the source statement) into a temp table of that connection; DuckDB binds the view
- * to the executing connection's temp table, so concurrent queries each see their own landing.
- * The temp tables are dropped, and the connection closed, when the result stream ends; nothing
- * landed outlives its query and there is no cache.
+ * Queries. Every `execute` runs on its own DuckDB connection. Before the query runs, each landed
+ * table it needs is landed into a temp table of that connection (./query-landing.ts). The temp
+ * tables are dropped, and the connection closed, when the result stream ends; nothing landed
+ * outlives its query and there is no cache.
  */
-import { createHash } from 'node:crypto';
 import { access, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, DuckDBTimestampTZValue, JsonDuckDBValueConverter, StatementType } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBResult, DuckDBType, DuckDBValue } from '@duckdb/node-api';
-import { isCodedError } from '../../../core/errors.js';
 import { ShoalError } from '../../errors.js';
-import { SourcePool } from '../../sources/source-pool.js';
-import { entryFingerprint, entryMatches, type CatalogEntry, type TableRef } from '../catalog-entry.js';
-import type {
-  Cell,
-  ColumnInfo,
-  Engine,
-  ExecuteOptions,
-  PushdownSpec,
-  ReconcileReport,
-  RowBatch,
-  SourceHealth,
-} from '../engine.js';
 import type { SimplePredicate } from '../../sources/simple-predicate.js';
-import type { LandingNeed } from './connectors/connector.js';
-import { pushablePredicates } from '../pushdown-safety.js';
+import { SourcePool } from '../../sources/source-pool.js';
+import { entryMatches, type CatalogEntry } from '../catalog-entry.js';
+import type { Cell, ColumnInfo, Engine, ExecuteOptions, ReconcileReport, RowBatch, SourceHealth } from '../engine.js';
+import { DuckDbCatalog } from './duckdb-catalog.js';
 import { DuckDbConnectors } from './duckdb-connectors.js';
-import { ident, qualified } from './duckdb-sql.js';
-import { landRows } from './landing.js';
-import { DuckDbResidentTables, RESIDENT_CATALOG } from './duckdb-resident-tables.js';
+import { cancelled, engineError } from './duckdb-errors.js';
+import { DuckDbResidentTables } from './duckdb-resident-tables.js';
+import { ident } from './duckdb-sql.js';
+import { landTable, landingTableName, mergeNeeds } from './query-landing.js';
 
 export interface DuckDbEngineOptions {
   /** Where `${env:VAR}` secrets are resolved from (default: process.env). */
@@ -77,80 +60,14 @@ export interface DuckDbEngineOptions {
 /** Engines created by this process, for distinct default spill directories. */
 let engineCount = 0;
 
-/** Database names DuckDB owns; a source id may not map onto one. */
-const RESERVED_CATALOGS = new Set(['memory', 'temp', 'system', 'main', RESIDENT_CATALOG]);
-/** Schemas of the main database that are not domains. */
-const BUILTIN_SCHEMAS = new Set(['main', 'information_schema', 'pg_catalog']);
-
-interface Projected {
-  readonly entry: CatalogEntry;
-  readonly fingerprint: string;
-}
-
-/** The connection-local temp table a landed entry's view reads. */
-export function landingTableName(entry: Pick<CatalogEntry, 'key'>): string {
-  const digest = createHash('sha256').update(entry.key).digest('hex').slice(0, 8);
-  return `_land_${digest}_${entry.key.replace(/[^A-Za-z0-9_]/g, '_')}`.slice(0, 120);
-}
-
-/** Why the query stopped: the signal's own reason when it is ours (QUERY_TIMEOUT), else a cancellation. */
-function cancelled(signal?: AbortSignal): ShoalError {
-  const reason: unknown = signal?.reason;
-  if (reason instanceof ShoalError) return reason;
-  return new ShoalError('QUERY_CANCELLED', 'the query was cancelled', { hint: 'the client went away or the request timed out' });
-}
-
-/** DuckDB's error text can hold row values: keep it as the cause, report its class only. */
-function engineError(e: unknown): ShoalError {
-  if (isCodedError(e)) return e as ShoalError;
-  const text = e instanceof Error ? e.message : String(e);
-  const kind = /^([A-Za-z ]+ Error):/.exec(text)?.[1] ?? 'Error';
-  if (kind === 'Out of Memory Error') {
-    return new ShoalError('QUERY_MEMORY_LIMIT', 'the query needs more memory than the engine may use', {
-      hint: 'narrow the query (fewer rows, columns or groups), or ask the operator about server.limits.memory_limit and max_temp_directory_size',
-      cause: e,
-    });
-  }
-  return new ShoalError('ENGINE_QUERY_FAILED', `the engine could not run the query (${kind})`, {
-    hint: 'check the SQL against the registered tables and columns',
-    cause: e,
-  });
-}
-
-function predicateKey(p: SimplePredicate): string {
-  return JSON.stringify(p, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
-}
-
-/** One need per table: the union of projections, and only the predicates every spec shares. */
-function mergeNeeds(specs: readonly PushdownSpec[]): Map<string, { ref: TableRef; need: LandingNeed }> {
-  const out = new Map<string, { ref: TableRef; need: LandingNeed }>();
-  for (const s of specs) {
-    const k = JSON.stringify([s.table.sourceId, s.table.schema, s.table.table]);
-    const mine: LandingNeed = { columns: s.columns, predicates: s.predicates ?? [] };
-    const prev = out.get(k);
-    if (prev === undefined) {
-      out.set(k, { ref: s.table, need: mine });
-      continue;
-    }
-    const columns =
-      prev.need.columns === undefined || mine.columns === undefined ? undefined : [...new Set([...prev.need.columns, ...mine.columns])];
-    const theirs = new Set(mine.predicates.map(predicateKey));
-    out.set(k, { ref: prev.ref, need: { columns, predicates: prev.need.predicates.filter((p) => theirs.has(predicateKey(p))) } });
-  }
-  return out;
-}
-
 function typeName(t: DuckDBType): string {
   return t.alias ?? t.toString();
 }
 
 export class DuckDbEngine implements Engine {
   readonly name = 'duckdb' as const;
-  private readonly projected = new Map<string, Projected>();
-  private readonly failed = new Map<string, { entry: CatalogEntry; error: ShoalError }>();
-  private readonly byLandingTable = new Map<string, CatalogEntry>();
   private readonly connectors: DuckDbConnectors;
-  private ddl: Promise<unknown> = Promise.resolve();
+  private readonly catalog: DuckDbCatalog;
   /** A spill directory this engine owns and removes on close. */
   private spillDirectory: string | undefined;
   private closed = false;
@@ -161,11 +78,12 @@ export class DuckDbEngine implements Engine {
     private readonly instance: DuckDBInstance,
     private readonly admin: DuckDBConnection,
     private readonly pool: SourcePool,
-    private readonly env: Readonly<Record<string, string | undefined>>,
-    private readonly installExtensions: boolean,
+    env: Readonly<Record<string, string | undefined>>,
+    installExtensions: boolean,
     clock: () => number,
   ) {
     this.connectors = new DuckDbConnectors(pool, clock);
+    this.catalog = new DuckDbCatalog(admin, this.connectors, pool, env, installExtensions);
     this.resident = new DuckDbResidentTables(instance);
   }
 
@@ -193,267 +111,13 @@ export class DuckDbEngine implements Engine {
     return engine;
   }
 
-  /** Serialise catalog DDL (reconcile and on-demand re-projection) on the admin connection. */
-  private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.ddl.then(work, work);
-    this.ddl = run.catch(() => undefined);
-    return run;
-  }
-
   private checkOpen(): void {
     if (this.closed) throw new ShoalError('ENGINE_CLOSED', 'the engine is closed', { hint: 'create a new engine' });
   }
 
   reconcile(entries: readonly CatalogEntry[]): Promise<ReconcileReport> {
     this.checkOpen();
-    return this.exclusive(() => this.reconcileNow(entries));
-  }
-
-  private validate(entries: readonly CatalogEntry[]): Map<string, CatalogEntry> {
-    const desired = new Map<string, CatalogEntry>();
-    const domainNames = new Map<string, string>();
-    const catalogs = new Set(entries.map((e) => e.catalog));
-    for (const e of entries) {
-      if (RESERVED_CATALOGS.has(e.catalog.toLowerCase())) {
-        throw new ShoalError('ENGINE_NAME_CONFLICT', `source id "${e.source.id}" maps to the reserved catalog name "${e.catalog}"`, {
-          where: `sources.${e.source.id}.id`,
-          hint: `rename the source (not ${[...RESERVED_CATALOGS].join(', ')})`,
-        });
-      }
-      if (catalogs.has(e.domain) || BUILTIN_SCHEMAS.has(e.domain.toLowerCase())) {
-        throw new ShoalError('ENGINE_NAME_CONFLICT', `domain "${e.domain}" has the same name as a source catalog or a built-in schema`, {
-          where: `domains.${e.domain}`,
-          hint: 'rename the domain or the source so that "<domain>.<table>" is unambiguous',
-        });
-      }
-      if (desired.has(e.key)) {
-        throw new ShoalError('ENGINE_NAME_CONFLICT', `two tables are both registered as ${e.key}`, {
-          where: `tables.${e.table}`,
-          hint: 'register each source table once',
-        });
-      }
-      const domainName = `${e.domain}.${e.alias}`;
-      const other = domainNames.get(domainName);
-      if (other !== undefined) {
-        throw new ShoalError('ENGINE_NAME_CONFLICT', `tables ${other} and ${e.key} are both exposed as ${domainName}`, {
-          where: `tables.${e.table}.alias`,
-          hint: 'give one of them an alias',
-        });
-      }
-      domainNames.set(domainName, e.key);
-      desired.set(e.key, e);
-    }
-    return desired;
-  }
-
-  private async rows(sql: string): Promise<DuckDBValue[][]> {
-    return (await this.admin.runAndReadAll(sql)).getRows();
-  }
-
-  private async reconcileNow(entries: readonly CatalogEntry[]): Promise<ReconcileReport> {
-    const desired = this.validate(entries);
-    const created: string[] = [];
-    const dropped: string[] = [];
-    const unchanged: string[] = [];
-    const failedOut: { entry: string; code: string; message: string }[] = [];
-
-    // What the engine holds right now, whatever we believe: views may have been dropped behind our back.
-    const views = new Set((await this.rows(`SELECT database_name, schema_name, view_name FROM duckdb_views() WHERE NOT internal`)).map((r) => r.join('.')));
-
-    for (const [key, p] of [...this.projected]) {
-      if (!desired.has(key)) {
-        await this.dropViews(p.entry);
-        this.projected.delete(key);
-        dropped.push(key);
-      }
-    }
-    for (const key of [...this.failed.keys()]) if (!desired.has(key)) this.failed.delete(key);
-
-    for (const entry of desired.values()) {
-      const held = this.projected.get(entry.key);
-      const present =
-        views.has(`${entry.catalog}.${entry.schema}.${entry.table}`) && views.has(`memory.${entry.domain}.${entry.alias}`);
-      if (held !== undefined && held.fingerprint === entryFingerprint(entry) && present) {
-        unchanged.push(entry.key);
-        continue;
-      }
-      if (held !== undefined) await this.dropViews(held.entry);
-      try {
-        await this.project(entry);
-        created.push(entry.key);
-      } catch (e) {
-        const err = e instanceof ShoalError ? e : engineError(e);
-        failedOut.push({ entry: entry.key, code: err.code, message: err.message });
-      }
-    }
-    await this.collectGarbage(desired);
-    await this.pool.retain(new Set([...desired.values()].map((e) => e.source.id)));
-    return { created, dropped, unchanged, failed: failedOut };
-  }
-
-  private async dropViews(entry: CatalogEntry): Promise<void> {
-    await this.admin.run(`DROP VIEW IF EXISTS ${qualified('memory', entry.domain, entry.alias)}`).catch(() => undefined);
-    await this.admin.run(`DROP VIEW IF EXISTS ${qualified(entry.catalog, entry.schema, entry.table)}`).catch(() => undefined);
-    this.byLandingTable.delete(landingTableName(entry));
-  }
-
-  /** Create (or replace) both views of one entry. On failure the entry is remembered as failed. */
-  private async project(entry: CatalogEntry): Promise<void> {
-    this.projected.delete(entry.key);
-    try {
-      const connector = this.connectors.for(entry);
-      let body: string;
-      if (connector.kind === 'scan') {
-        body = connector.viewBody(entry);
-      } else if (connector.kind === 'attach') {
-        const plan = connector.plan(entry, this.env);
-        const statements = this.installExtensions ? plan.statements : plan.statements.filter((st) => !st.startsWith('INSTALL '));
-        await this.attach(entry, plan.extension, plan.alias, statements);
-        body = plan.viewBody;
-      } else {
-        body = `SELECT * FROM temp.main.${ident(landingTableName(entry))}`;
-      }
-      await this.admin.run(`ATTACH IF NOT EXISTS ':memory:' AS ${ident(entry.catalog)}`);
-      await this.admin.run(`CREATE SCHEMA IF NOT EXISTS ${qualified(entry.catalog, entry.schema)}`);
-      await this.admin.run(`CREATE SCHEMA IF NOT EXISTS ${qualified('memory', entry.domain)}`);
-      const physical = qualified(entry.catalog, entry.schema, entry.table);
-      if (connector.kind === 'land') {
-        // The view binds at creation: give it a placeholder temp table on the admin connection.
-        const placeholder = `temp.main.${ident(landingTableName(entry))}`;
-        await this.admin.run(`CREATE OR REPLACE TEMP TABLE ${ident(landingTableName(entry))} ("_shoal_placeholder" INTEGER)`);
-        try {
-          await this.admin.run(`CREATE OR REPLACE VIEW ${physical} AS ${body}`);
-          await this.admin.run(`CREATE OR REPLACE VIEW ${qualified('memory', entry.domain, entry.alias)} AS SELECT * FROM ${physical}`);
-        } finally {
-          await this.admin.run(`DROP TABLE IF EXISTS ${placeholder}`);
-        }
-        this.byLandingTable.set(landingTableName(entry), entry);
-      } else {
-        try {
-          await this.admin.run(`CREATE OR REPLACE VIEW ${physical} AS ${body}`);
-        } catch (e) {
-          if (connector.kind === 'scan') {
-            throw new ShoalError('SOURCE_UNAVAILABLE', `source "${entry.source.id}" cannot be read: the file for ${entry.key} is missing or unreadable`, {
-              where: `sources.${entry.source.id}.path`,
-              hint: 'check that the file exists and is readable by shoal',
-              cause: e,
-            });
-          }
-          throw e;
-        }
-        await this.admin.run(`CREATE OR REPLACE VIEW ${qualified('memory', entry.domain, entry.alias)} AS SELECT * FROM ${physical}`);
-      }
-      this.projected.set(entry.key, { entry, fingerprint: entryFingerprint(entry) });
-      this.failed.delete(entry.key);
-    } catch (e) {
-      const err = e instanceof ShoalError ? e : engineError(e);
-      this.failed.set(entry.key, { entry, error: err });
-      throw err;
-    }
-  }
-
-  private async attach(entry: CatalogEntry, extension: string, alias: string, statements: readonly string[]): Promise<void> {
-    const attached = (await this.rows(`SELECT database_name FROM duckdb_databases()`)).some((r) => r[0] === alias);
-    if (attached) return;
-    for (const [i, stmt] of statements.entries()) {
-      try {
-        await this.admin.run(stmt);
-      } catch (e) {
-        const isAttach = i === statements.length - 1;
-        // Never echo the ATTACH statement or its error text: the DSN carries the password.
-        throw isAttach
-          ? new ShoalError('SOURCE_UNAVAILABLE', `source "${entry.source.id}" could not be attached through the DuckDB ${extension} extension`, {
-              where: `sources.${entry.source.id}`,
-              hint: 'check that the source is reachable and its credentials',
-              cause: undefined,
-            })
-          : new ShoalError('ENGINE_EXTENSION_UNAVAILABLE', `source "${entry.source.id}" has attach: true, but the DuckDB "${extension}" extension cannot be loaded on this host`, {
-              where: `sources.${entry.source.id}.attach`,
-              hint: `install the extension where shoal runs (INSTALL ${extension} with network access, or copy it into the DuckDB extension directory), or set attach: false to land the source through its Node driver`,
-              cause: e,
-            });
-      }
-    }
-  }
-
-  /** Remove what no desired entry accounts for: stray views, schemas, catalogs and attachments. */
-  private async collectGarbage(desired: ReadonlyMap<string, CatalogEntry>): Promise<void> {
-    const entries = [...desired.values()];
-    const wantViews = new Set(entries.flatMap((e) => [`${e.catalog}.${e.schema}.${e.table}`, `memory.${e.domain}.${e.alias}`]));
-    const wantSchemas = new Set(entries.flatMap((e) => [`${e.catalog}.${e.schema}`, `memory.${e.domain}`]));
-    const wantDatabases = new Set(entries.flatMap((e) => (e.mechanism === 'attach' ? [e.catalog, `_src_${e.catalog}`] : [e.catalog])));
-    const databases = (await this.rows(`SELECT database_name FROM duckdb_databases() WHERE NOT internal`)).map((r) => String(r[0]));
-    for (const db of databases) {
-      if (!RESERVED_CATALOGS.has(db) && !wantDatabases.has(db)) await this.admin.run(`DETACH DATABASE IF EXISTS ${ident(db)}`);
-    }
-    for (const r of await this.rows(`SELECT database_name, schema_name, view_name FROM duckdb_views() WHERE NOT internal`)) {
-      const [db, schema, view] = r.map(String) as [string, string, string];
-      if (db.startsWith('_src_') || db === 'temp') continue;
-      if (!wantViews.has(`${db}.${schema}.${view}`)) await this.admin.run(`DROP VIEW IF EXISTS ${qualified(db, schema, view)}`);
-    }
-    for (const r of await this.rows(`SELECT database_name, schema_name FROM duckdb_schemas() WHERE NOT internal`)) {
-      const [db, schema] = r.map(String) as [string, string];
-      if (db.startsWith('_src_') || db === 'temp' || db === 'system') continue;
-      if (db === 'memory' && BUILTIN_SCHEMAS.has(schema)) continue;
-      if (db !== 'memory' && schema === 'main') continue;
-      if (!wantSchemas.has(`${db}.${schema}`)) await this.admin.run(`DROP SCHEMA IF EXISTS ${qualified(db, schema)} CASCADE`);
-    }
-    // Tables never belong in the catalog (S1): a table in a source catalog or a domain schema goes.
-    for (const r of await this.rows(`SELECT database_name, schema_name, table_name FROM duckdb_tables() WHERE NOT internal AND NOT temporary`)) {
-      const [db, schema, table] = r.map(String) as [string, string, string];
-      const managed = db === 'memory' ? !BUILTIN_SCHEMAS.has(schema) : !db.startsWith('_src_') && !RESERVED_CATALOGS.has(db);
-      if (managed) await this.admin.run(`DROP TABLE IF EXISTS ${qualified(db, schema, table)}`);
-    }
-  }
-
-  /** All entries the engine knows, projected or failed. */
-  private known(): CatalogEntry[] {
-    return [...[...this.projected.values()].map((p) => p.entry), ...[...this.failed.values()].map((f) => f.entry)];
-  }
-
-  private async land(conn: DuckDBConnection, entry: CatalogEntry, need: LandingNeed, options: ExecuteOptions): Promise<void> {
-    const connector = this.connectors.for(entry);
-    if (connector.kind !== 'land') return;
-    const safe: LandingNeed = { columns: need.columns, predicates: pushablePredicates(entry, need.predicates) };
-    let fetched;
-    try {
-      fetched = await connector.fetch(entry, safe, options.signal);
-    } catch (e) {
-      // Pushdown is an optimization: if the source rejects the narrowed statement (a literal its
-      // column type cannot take), fetch without predicates rather than fail the query.
-      // (PostgreSQL reports that as a data exception: 22P02 invalid text representation.)
-      if (!(e instanceof ShoalError && (e.code === 'SOURCE_QUERY_FAILED' || e.code === 'SQL_DATA_EXCEPTION') && safe.predicates.length > 0)) throw e;
-      fetched = await connector.fetch(entry, { columns: need.columns, predicates: [] }, options.signal);
-    }
-    if (options.signal?.aborted) throw cancelled(options.signal);
-    const columns = await landRows(conn, landingTableName(entry), entry.source.id, fetched.columns, fetched.rows);
-    options.onLanding?.({
-      table: { sourceId: entry.source.id, schema: entry.schema, table: entry.table },
-      sourceSql: fetched.sourceSql,
-      params: fetched.params,
-      columns,
-      rowsFetched: fetched.rows.length,
-    });
-  }
-
-  /**
-   * Which known entry a DuckDB "does not exist" error is about, if any: one that failed to
-   * project, or one whose view was dropped behind the engine's back.
-   */
-  private missingEntryIn(message: string): CatalogEntry | undefined {
-    if (!/does not exist/.test(message)) return undefined;
-    const failed = [...[...this.failed.values()].map((f) => f.entry), ...[...this.projected.values()].map((p) => p.entry)];
-    // DuckDB words it differently for a missing catalog, schema or table: most specific first.
-    const tests: ((e: CatalogEntry) => boolean)[] = [
-      (e) => message.includes(`"${e.catalog}.${e.schema}.${e.table}"`) || message.includes(`"${e.domain}.${e.alias}"`),
-      (e) => message.includes(`Catalog "${e.catalog}" does not exist`) || message.includes(`schema "${e.domain}" does not exist`),
-      (e) => message.includes(`name ${e.alias} does not exist`) || message.includes(`name ${e.table} does not exist`),
-    ];
-    for (const test of tests) {
-      const hit = failed.find(test);
-      if (hit !== undefined) return hit;
-    }
-    return undefined;
+    return this.catalog.reconcile(entries);
   }
 
   async *execute(sql: string, options: ExecuteOptions = {}): AsyncGenerator<RowBatch, void, undefined> {
@@ -475,7 +139,7 @@ export class DuckDbEngine implements Engine {
     const projected = new Map<string, { entry: CatalogEntry; predicates: readonly SimplePredicate[] }>();
     try {
       for (const { ref, need } of mergeNeeds(options.pushdown ?? []).values()) {
-        const entry = this.known().find((e) => entryMatches(e, ref));
+        const entry = this.catalog.known().find((e) => entryMatches(e, ref));
         if (entry === undefined) {
           throw new ShoalError('ENGINE_UNKNOWN_TABLE', `pushdown names ${ref.sourceId}.${ref.schema}.${ref.table}, which is not in the engine catalog`, {
             where: `pushdown.${ref.sourceId}`,
@@ -483,7 +147,7 @@ export class DuckDbEngine implements Engine {
           });
         }
         if (entry.mechanism !== 'land') continue;
-        await this.land(conn, entry, need, options);
+        await landTable(conn, this.connectors, entry, need, options);
         landed.add(entry.key);
         landedTables.push(landingTableName(entry));
         if (need.columns !== undefined) projected.set(entry.key, { entry, predicates: need.predicates });
@@ -506,30 +170,30 @@ export class DuckDbEngine implements Engine {
           const message = e instanceof Error ? e.message : '';
           // A landed table the caller gave no spec for: land it whole, then bind again.
           const temp = /_land_[0-9a-f]{8}_[A-Za-z0-9_]*/.exec(message)?.[0];
-          const entry = temp === undefined ? undefined : this.byLandingTable.get(temp);
+          const entry = temp === undefined ? undefined : this.catalog.entryForLandingTable(temp);
           if (entry !== undefined && !landed.has(entry.key)) {
-            await this.land(conn, entry, { columns: undefined, predicates: [] }, options);
+            await landTable(conn, this.connectors, entry, { columns: undefined, predicates: [] }, options);
             landed.add(entry.key);
             landedTables.push(landingTableName(entry));
             continue;
           }
           // A projection that left out a column the query reads: land those tables with every column, once.
           if (projected.size > 0 && /Referenced column|not found in FROM clause|does not have a column/i.test(message)) {
-            for (const { entry: p, predicates } of projected.values()) await this.land(conn, p, { columns: undefined, predicates }, options);
+            for (const { entry: p, predicates } of projected.values()) await landTable(conn, this.connectors, p, { columns: undefined, predicates }, options);
             projected.clear();
             continue;
           }
           // An entry that failed to project (a missing file, an unloadable extension) or whose view
           // went missing: project it again (once), else say why.
-          const failed = this.missingEntryIn(message);
+          const failed = this.catalog.missingEntryIn(message);
           if (failed !== undefined) {
             if (!retriedFailed.has(failed.key)) {
               retriedFailed.add(failed.key);
               // Throws the projection's own error (e.g. SOURCE_UNAVAILABLE) if it still fails.
-              await this.exclusive(() => this.project(failed));
+              await this.catalog.reproject(failed);
               continue;
             }
-            throw this.failed.get(failed.key)?.error ?? engineError(e);
+            throw this.catalog.failure(failed.key) ?? engineError(e);
           }
           throw engineError(e);
         }
@@ -561,13 +225,13 @@ export class DuckDbEngine implements Engine {
   }
 
   async health(sourceId: string): Promise<SourceHealth> {
-    const entries = this.known().filter((e) => e.source.id === sourceId);
+    const entries = this.catalog.known().filter((e) => e.source.id === sourceId);
     const first = entries[0];
     if (first === undefined) {
       return { sourceId, ok: false, code: 'ENGINE_UNKNOWN_SOURCE', message: `source "${sourceId}" has no tables in the engine catalog` };
     }
     try {
-      const failed = entries.map((e) => this.failed.get(e.key)).find((f) => f !== undefined);
+      const failed = entries.map((e) => this.catalog.failure(e.key)).find((f) => f !== undefined);
       const connector = this.connectors.for(first);
       if (connector.kind === 'land') {
         await connector.ping(first);
@@ -581,7 +245,7 @@ export class DuckDbEngine implements Engine {
           });
         }
       } else if (failed !== undefined) {
-        throw failed.error;
+        throw failed;
       }
       return { sourceId, ok: true };
     } catch (e) {
@@ -593,7 +257,7 @@ export class DuckDbEngine implements Engine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.ddl.catch(() => undefined);
+    await this.catalog.idle();
     await this.pool.closeAll();
     await this.resident.close();
     this.admin.closeSync();
