@@ -2,8 +2,8 @@
  * The folder graph of src/shoal follows the declared layer order (src/shoal/layers.json, which
  * eslint.config.js also enforces per file): every relative import — `import`, `import type`,
  * `export … from` and dynamic `import()` — goes from a layer to one listed before it, so there
- * is no cycle. ESLint reports a back-edge where it is written; this test also sees imports eslint
- * does not (a dynamic `import()` with a template, a new folder nobody placed in the order).
+ * is no cycle. ESLint reports a back-edge at the line that writes it; this test checks the whole
+ * graph, and also fails on a folder nobody placed in the order.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
