@@ -3,7 +3,7 @@ import { emit, ednMap, readEdn } from '../edn/index.js';
 import { formatInstant } from '../edn/instant-text.js';
 import { Instant, isMap, Keyword, Uuid, type EdnValue } from '../edn/value.js';
 import { TikError } from '../errors.js';
-import { currentStages, explain, factStatus, inbox, isSettled, lint, mintEvent, parseProcess, reduce, type ExplainResult, type InboxResult, type ProcessDef } from '../kernel/index.js';
+import { compileSelector, currentStages, explain, factStatus, inbox, isSettled, lint, mintEvent, parseProcess, reduce, type ExplainResult, type InboxResult, type ProcessDef } from '../kernel/index.js';
 import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
 import { ACTOR_NAME, sha256Id } from '../store/store-names.js';
@@ -14,6 +14,7 @@ import { instantText, type Json } from './json-value.js';
 import { keepsRawText, parseAssignment, parseCliValue, parseKeyPath } from './kv-args.js';
 import { diffJson, explainJson, logJson, reasonJson, statusView, titleOf, type StatusView } from './lenses.js';
 import { periodStart, recurTicketId } from './recur-period.js';
+import { selectRow, signedEventIds } from './select-row.js';
 import { openTicket, parseStoredEvents, requireDef, type OpenTicket, type WarningSink } from './ticket-loader.js';
 import { loadTicketSet, type SkippedTicket } from './ticket-set.js';
 import type { WriterClock } from './writer-clock.js';
@@ -199,13 +200,20 @@ export class TikService {
   }
 
   /** `ls --json` rows (settled tickets only with `all`); a ticket that cannot be read is skipped and reported. */
-  async ls(opts: { all?: boolean; at?: Instant } = {}): Promise<Outcome<LsValue>> {
+  async ls(opts: { all?: boolean; at?: Instant; where?: string } = {}): Promise<Outcome<LsValue>> {
+    // compiled before any read, so a bad selector fails at once (select/bad-term)
+    const selector = opts.where === undefined ? undefined : compileSelector(opts.where);
     const now = nowOr(this.deps.clock, opts.at);
     const set = await loadTicketSet(this.deps.store, now);
     const rows: Record<string, Json>[] = [];
     let hidden = 0;
     for (const t of set.tickets) {
       const { reached, state } = t.derived;
+      const current = [...currentStages(t.def, reached)].sort();
+      if (selector) {
+        const signed = selector.readsSignatures ? signedEventIds(await this.deps.store.sidecarNames(t.ticket)) : undefined;
+        if (!selector.test(selectRow(t, current, signed))) continue;
+      }
       const settled = isSettled(t.def, reached);
       if (settled && opts.all !== true) {
         hidden++;
@@ -217,7 +225,7 @@ export class TikService {
         ticket: t.ticket,
         title: titleOf(state),
         process: t.def.id.toString(),
-        current: [...currentStages(t.def, reached)].sort(),
+        current,
         reached: [...reached].sort(),
         settled,
         events: t.events.length,

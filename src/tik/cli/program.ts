@@ -12,6 +12,7 @@ import { registerInit } from './commands/init.js';
 import { registerLint } from './commands/lint.js';
 import { registerLog } from './commands/log.js';
 import { registerLs } from './commands/ls.js';
+import { registerSearch } from './commands/search.js';
 import { registerNew } from './commands/new.js';
 import { registerNext } from './commands/next.js';
 import { registerRecur } from './commands/recur.js';
@@ -69,6 +70,7 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerDiff,
     registerNext,
     registerLs,
+    registerSearch,
     registerLint,
     registerTest,
     registerVerify,

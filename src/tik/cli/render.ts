@@ -110,10 +110,10 @@ export function renderDiff(d: Record<string, Json>): string {
   return lines.join('\n');
 }
 
-export function renderLs(rows: Record<string, Json>[], hidden: number): string {
+export function renderLs(rows: Record<string, Json>[], hidden: number, selecting = false): string {
   const incomplete = (r: Record<string, Json>): string => (Array.isArray(r.missingParents) && r.missingParents.length > 0 ? '  [INCOMPLETE log]' : '');
   const lines = rows.map((r) => `${String(r.ticket).slice(0, 8)}  ${pad(String(r.process), 20)}${pad(list(r.current), 24)}${String(r.title ?? '')}${incomplete(r)}`);
-  if (rows.length === 0) lines.push('(no open tickets)');
+  if (rows.length === 0) lines.push(selecting ? '(no matching tickets)' : '(no open tickets)');
   if (hidden > 0) lines.push(`(${hidden} settled ticket${hidden === 1 ? '' : 's'} hidden; --all shows them)`);
   return lines.join('\n');
 }
