@@ -46,8 +46,8 @@ export interface Selector {
 export const MAX_SELECTOR_LENGTH = 8192;
 
 // Java's \s (upstream splits on it): ASCII whitespace only.
-const WHITESPACE = /[ \t\n\x0B\f\r]+/;
-const BARE_WORD = /^[^ \t\n\x0B\f\r:=~]+$/;
+const WHITESPACE = /[ \t\n\v\f\r]+/;
+const BARE_WORD = /^[^ \t\n\v\f\r:=~]+$/;
 
 /** A name without its leading colon: `:high`, `"high"` and `high` spell one name. */
 const bareName = (s: string): string => (s.startsWith(':') ? s.slice(1) : s);
@@ -110,7 +110,7 @@ export function compileSelector(expr: string): Selector {
       hint: 'shorten the selector',
     });
   }
-  const trimmed = expr.replace(/^[ \t\n\x0B\f\r]+|[ \t\n\x0B\f\r]+$/g, '');
+  const trimmed = expr.replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, '');
   const words = trimmed === '' ? [] : trimmed.split(WHITESPACE).filter((w) => w !== 'and');
   const tests: ((row: SelectRow) => boolean)[] = [];
   let readsSignatures = false;

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isCodedError } from '../../../src/core/errors.js';
-import { Keyword } from '../../../src/tik/edn/value.js';
+import { Keyword, type EdnValue } from '../../../src/tik/edn/value.js';
 import { compileSelector, type SelectRow } from '../../../src/tik/kernel/select.js';
 
 // upstream's select_test row
 const row: SelectRow = {
   current: new Set([':triaged', ':blocked']),
-  facts: new Map<string, import('../../../src/tik/edn/value.js').EdnValue>([
+  facts: new Map<string, EdnValue>([
     ['severity', Keyword.of('high')],
     ['customer.ack', 'yes'],
     ['count', 3n],
