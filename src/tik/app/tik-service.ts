@@ -3,7 +3,7 @@ import { emit, ednMap, readEdn } from '../edn/index.js';
 import { formatInstant } from '../edn/instant-text.js';
 import { Instant, isMap, Keyword, Uuid, type EdnValue } from '../edn/value.js';
 import { TikError } from '../errors.js';
-import { compileSelector, currentStages, explain, factStatus, inbox, isSettled, lint, mintEvent, parseProcess, reduce, type ExplainResult, type InboxResult, type ProcessDef } from '../kernel/index.js';
+import { causal, compileSelector, currentStages, explain, factStatus, inbox, isSettled, lint, mintEvent, parseProcess, reduce, type ExplainResult, type InboxResult, type ProcessDef } from '../kernel/index.js';
 import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
 import { ACTOR_NAME, sha256Id } from '../store/store-names.js';
@@ -12,11 +12,12 @@ import { appendChain, body, type Intent, type Signer } from './append-chain.js';
 import { holdBackDependents } from './depends-on.js';
 import { instantText, type Json } from './json-value.js';
 import { keepsRawText, parseAssignment, parseCliValue, parseKeyPath } from './kv-args.js';
-import { diffJson, explainJson, logJson, reasonJson, statusView, titleOf, type StatusView } from './lenses.js';
+import { causalJson, diffJson, explainJson, logJson, reasonJson, statusView, titleOf, type StatusView } from './lenses.js';
 import { periodStart, recurTicketId } from './recur-period.js';
 import { selectRow, signedEventIds } from './select-row.js';
 import { openTicket, parseStoredEvents, requireDef, type OpenTicket, type WarningSink } from './ticket-loader.js';
 import { loadTicketSet, type SkippedTicket } from './ticket-set.js';
+import { whatif, type WhatifResult } from './whatif.js';
 import type { WriterClock } from './writer-clock.js';
 
 /** What every operation returns: its value and what a reader should be told but can live with. */
@@ -179,6 +180,24 @@ export class TikService {
       const def = requireDef(open);
       const result = explain(def, open.events, now, open.roles, opts.forActor !== undefined ? { forActor: opts.forActor } : {});
       return { json: explainJson(open, result, now, opts.forActor), open, result, def };
+    });
+  }
+
+  /** `causal --json`: each reached stage with the events (or a note) behind each of its guards. */
+  async causal(prefix: string, opts: { at?: Instant } = {}): Promise<Outcome<TicketRead<Json[]>>> {
+    return this.run(async (sink) => {
+      const now = nowOr(this.deps.clock, opts.at);
+      const open = await openTicket(sink, this.deps.store, prefix);
+      return { json: causalJson(causal(requireDef(open), open.events, now, open.roles)), open };
+    });
+  }
+
+  /** `whatif --json`: the stage difference hypothetical steps would make; nothing is written. */
+  async whatif(prefix: string, steps: readonly string[], actor: string, opts: { at?: Instant } = {}): Promise<Outcome<TicketRead<WhatifResult>>> {
+    return this.run(async (sink) => {
+      const now = nowOr(this.deps.clock, opts.at);
+      const open = await openTicket(sink, this.deps.store, prefix);
+      return { json: whatif(open, requireDef(open), steps, actor, now), open };
     });
   }
 

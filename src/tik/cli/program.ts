@@ -13,6 +13,8 @@ import { registerLint } from './commands/lint.js';
 import { registerLog } from './commands/log.js';
 import { registerLs } from './commands/ls.js';
 import { registerSearch } from './commands/search.js';
+import { registerCausal } from './commands/causal.js';
+import { registerWhatif } from './commands/whatif.js';
 import { registerNew } from './commands/new.js';
 import { registerNext } from './commands/next.js';
 import { registerRecur } from './commands/recur.js';
@@ -68,6 +70,8 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerExplain,
     registerLog,
     registerDiff,
+    registerCausal,
+    registerWhatif,
     registerNext,
     registerLs,
     registerSearch,
