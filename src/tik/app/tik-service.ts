@@ -8,6 +8,7 @@ import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
 import { ACTOR_NAME, sha256Id } from '../store/store-names.js';
 import { signEvent } from '../verify/index.js';
+import { boardHtml } from './board-html.js';
 import { appendChain, body, type Intent, type Signer } from './append-chain.js';
 import { holdBackDependents } from './depends-on.js';
 import { instantText, type Json } from './json-value.js';
@@ -253,6 +254,13 @@ export class TikService {
       });
     }
     return { value: { rows, hidden, skipped: set.skipped }, warnings: [...set.warnings, ...skippedLines(set.skipped)] };
+  }
+
+  /** `board`: the whole store as one self-contained HTML page (./board-html.ts); unreadable tickets are listed on it. */
+  async board(opts: { at?: Instant } = {}): Promise<Outcome<{ html: string; skipped: readonly SkippedTicket[] }>> {
+    const now = nowOr(this.deps.clock, opts.at);
+    const set = await loadTicketSet(this.deps.store, now);
+    return { value: { html: boardHtml(set, now), skipped: set.skipped }, warnings: [...set.warnings, ...skippedLines(set.skipped)] };
   }
 
   /** `next --json`: the inbox across tickets (§7.2); a ticket that cannot be read is skipped and reported. */

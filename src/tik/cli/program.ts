@@ -14,6 +14,7 @@ import { registerLog } from './commands/log.js';
 import { registerLs } from './commands/ls.js';
 import { registerSearch } from './commands/search.js';
 import { registerCausal } from './commands/causal.js';
+import { registerBoard } from './commands/board.js';
 import { registerWhatif } from './commands/whatif.js';
 import { registerNew } from './commands/new.js';
 import { registerNext } from './commands/next.js';
@@ -75,6 +76,7 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerNext,
     registerLs,
     registerSearch,
+    registerBoard,
     registerLint,
     registerTest,
     registerVerify,
