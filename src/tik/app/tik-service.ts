@@ -14,6 +14,7 @@ import { holdBackDependents } from './depends-on.js';
 import { instantText, type Json } from './json-value.js';
 import { keepsRawText, parseAssignment, parseCliValue, parseKeyPath } from './kv-args.js';
 import { causalJson, diffJson, explainJson, logJson, reasonJson, statusView, titleOf, type StatusView } from './lenses.js';
+import { planOf, type PlanView } from './plan-lens.js';
 import { periodStart, recurTicketId } from './recur-period.js';
 import { selectRow, signedEventIds } from './select-row.js';
 import { openTicket, parseStoredEvents, requireDef, type OpenTicket, type WarningSink } from './ticket-loader.js';
@@ -261,6 +262,13 @@ export class TikService {
     const now = nowOr(this.deps.clock, opts.at);
     const set = await loadTicketSet(this.deps.store, now);
     return { value: { html: boardHtml(set, now), skipped: set.skipped }, warnings: [...set.warnings, ...skippedLines(set.skipped)] };
+  }
+
+  /** `plan`: the dependency-link roadmap over every ticket (./plan-lens.ts). */
+  async plan(opts: { at?: Instant } = {}): Promise<Outcome<{ view: PlanView; skipped: readonly SkippedTicket[] }>> {
+    const now = nowOr(this.deps.clock, opts.at);
+    const set = await loadTicketSet(this.deps.store, now);
+    return { value: { view: planOf(set.tickets), skipped: set.skipped }, warnings: [...set.warnings, ...skippedLines(set.skipped)] };
   }
 
   /** `next --json`: the inbox across tickets (§7.2); a ticket that cannot be read is skipped and reported. */

@@ -15,6 +15,7 @@ import { registerLs } from './commands/ls.js';
 import { registerSearch } from './commands/search.js';
 import { registerCausal } from './commands/causal.js';
 import { registerBoard } from './commands/board.js';
+import { registerPlan } from './commands/plan.js';
 import { registerWhatif } from './commands/whatif.js';
 import { registerNew } from './commands/new.js';
 import { registerNext } from './commands/next.js';
@@ -77,6 +78,7 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerLs,
     registerSearch,
     registerBoard,
+    registerPlan,
     registerLint,
     registerTest,
     registerVerify,

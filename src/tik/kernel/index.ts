@@ -85,3 +85,4 @@ export { type DiffResult, diff } from './diff.js';
 export { type Finding, type LintResult, lint } from './lint.js';
 export { type Support, type CausalEntry, causal } from './causal.js';
 export { type SelectRow, type Selector, compileSelector, MAX_SELECTOR_LENGTH } from './select.js';
+export { type PlanStatus, type PlanSummary, planSummary } from './plan.js';

@@ -22,13 +22,8 @@ export function registerBoard(program: Command, ctx: CliContext): void {
         ctx.out(r.value.html.trimEnd());
         return;
       }
-      const { writeFileAtomic } = await import('../../../core/fs-atomic.js');
-      try {
-        await writeFileAtomic(ctx.path(file), r.value.html);
-      } catch (e) {
-        const { TikError } = await import('../../errors.js');
-        throw new TikError('store/io', `cannot write ${file}: ${(e as Error).message}`, { where: file, hint: 'give a writable path (missing directories are created)' });
-      }
+      const { writeOutputFile } = await import('../output-file.js');
+      await writeOutputFile(ctx, file, r.value.html);
       ctx.out(`wrote ${file}`);
     });
 }
