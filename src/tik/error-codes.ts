@@ -85,6 +85,7 @@ export const TIK_ERROR_CODES = [
   'server/internal',
   'server/not-found',
   'server/unknown-verb',
+  'select/bad-term',
   'shard/bad-spec',
   'shard/failed',
   'shard/misdirected',

@@ -97,6 +97,7 @@ const TABLE = {
   'server/internal': { http: 500, exit: 1 },
   'server/not-found': { http: 404, exit: 1 },
   'server/unknown-verb': { http: 404, exit: 1 },
+  'select/bad-term': { http: 400, exit: 2 },
   'shard/bad-spec': { http: 422, exit: 1 },
   'shard/failed': { http: 500, exit: 1 },
   'shard/misdirected': { http: 421, exit: 1 },

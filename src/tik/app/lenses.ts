@@ -8,6 +8,7 @@ import {
   factStatus,
   reasonToEdn,
   reduce,
+  type CausalEntry,
   type ExplainResult,
   type ProcessDef,
   type Reason,
@@ -196,4 +197,12 @@ export function diffJson(t: OpenTicket, now: Instant, k: number): Record<string,
     current: sorted(currentStages(def, r1)),
     facts,
   };
+}
+
+/** `causal --json`: `[{stage, support: [{via, events} | {via, note}]}]`, guards as EDN text. */
+export function causalJson(entries: readonly CausalEntry[]): Json[] {
+  return entries.map((c) => ({
+    stage: c.stage,
+    support: c.support.map((s): Json => ('events' in s ? { via: emit(s.via), events: [...s.events] } : { via: emit(s.via), note: s.note })),
+  }));
 }

@@ -3,19 +3,23 @@ import { emit, ednMap, readEdn } from '../edn/index.js';
 import { formatInstant } from '../edn/instant-text.js';
 import { Instant, isMap, Keyword, Uuid, type EdnValue } from '../edn/value.js';
 import { TikError } from '../errors.js';
-import { currentStages, explain, factStatus, inbox, isSettled, lint, mintEvent, parseProcess, reduce, type ExplainResult, type InboxResult, type ProcessDef } from '../kernel/index.js';
+import { causal, compileSelector, currentStages, explain, factStatus, inbox, isSettled, lint, mintEvent, parseProcess, reduce, type ExplainResult, type InboxResult, type ProcessDef } from '../kernel/index.js';
 import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
 import { ACTOR_NAME, sha256Id } from '../store/store-names.js';
 import { signEvent } from '../verify/index.js';
+import { boardHtml } from './board-html.js';
 import { appendChain, body, type Intent, type Signer } from './append-chain.js';
 import { holdBackDependents } from './depends-on.js';
 import { instantText, type Json } from './json-value.js';
 import { keepsRawText, parseAssignment, parseCliValue, parseKeyPath } from './kv-args.js';
-import { diffJson, explainJson, logJson, reasonJson, statusView, titleOf, type StatusView } from './lenses.js';
+import { causalJson, diffJson, explainJson, logJson, reasonJson, statusView, titleOf, type StatusView } from './lenses.js';
+import { planOf, type PlanView } from './plan-lens.js';
 import { periodStart, recurTicketId } from './recur-period.js';
+import { selectRow, signedEventIds } from './select-row.js';
 import { openTicket, parseStoredEvents, requireDef, type OpenTicket, type WarningSink } from './ticket-loader.js';
 import { loadTicketSet, type SkippedTicket } from './ticket-set.js';
+import { whatif, type WhatifResult } from './whatif.js';
 import type { WriterClock } from './writer-clock.js';
 
 /** What every operation returns: its value and what a reader should be told but can live with. */
@@ -181,6 +185,24 @@ export class TikService {
     });
   }
 
+  /** `causal --json`: each reached stage with the events (or a note) behind each of its guards. */
+  async causal(prefix: string, opts: { at?: Instant } = {}): Promise<Outcome<TicketRead<Json[]>>> {
+    return this.run(async (sink) => {
+      const now = nowOr(this.deps.clock, opts.at);
+      const open = await openTicket(sink, this.deps.store, prefix);
+      return { json: causalJson(causal(requireDef(open), open.events, now, open.roles)), open };
+    });
+  }
+
+  /** `whatif --json`: the stage difference hypothetical steps would make; nothing is written. */
+  async whatif(prefix: string, steps: readonly string[], actor: string, opts: { at?: Instant } = {}): Promise<Outcome<TicketRead<WhatifResult>>> {
+    return this.run(async (sink) => {
+      const now = nowOr(this.deps.clock, opts.at);
+      const open = await openTicket(sink, this.deps.store, prefix);
+      return { json: whatif(open, requireDef(open), steps, actor, now), open };
+    });
+  }
+
   /** `log --json`. */
   async log(prefix: string): Promise<Outcome<TicketRead<Json[]>>> {
     return this.run(async (sink) => {
@@ -199,13 +221,20 @@ export class TikService {
   }
 
   /** `ls --json` rows (settled tickets only with `all`); a ticket that cannot be read is skipped and reported. */
-  async ls(opts: { all?: boolean; at?: Instant } = {}): Promise<Outcome<LsValue>> {
+  async ls(opts: { all?: boolean; at?: Instant; where?: string } = {}): Promise<Outcome<LsValue>> {
+    // compiled before any read, so a bad selector fails at once (select/bad-term)
+    const selector = opts.where === undefined ? undefined : compileSelector(opts.where);
     const now = nowOr(this.deps.clock, opts.at);
     const set = await loadTicketSet(this.deps.store, now);
     const rows: Record<string, Json>[] = [];
     let hidden = 0;
     for (const t of set.tickets) {
       const { reached, state } = t.derived;
+      const current = [...currentStages(t.def, reached)].sort();
+      if (selector) {
+        const signed = selector.readsSignatures ? signedEventIds(await this.deps.store.sidecarNames(t.ticket)) : undefined;
+        if (!selector.test(selectRow(t, current, signed))) continue;
+      }
       const settled = isSettled(t.def, reached);
       if (settled && opts.all !== true) {
         hidden++;
@@ -217,7 +246,7 @@ export class TikService {
         ticket: t.ticket,
         title: titleOf(state),
         process: t.def.id.toString(),
-        current: [...currentStages(t.def, reached)].sort(),
+        current,
         reached: [...reached].sort(),
         settled,
         events: t.events.length,
@@ -226,6 +255,20 @@ export class TikService {
       });
     }
     return { value: { rows, hidden, skipped: set.skipped }, warnings: [...set.warnings, ...skippedLines(set.skipped)] };
+  }
+
+  /** `board`: the whole store as one self-contained HTML page (./board-html.ts); unreadable tickets are listed on it. */
+  async board(opts: { at?: Instant } = {}): Promise<Outcome<{ html: string; skipped: readonly SkippedTicket[] }>> {
+    const now = nowOr(this.deps.clock, opts.at);
+    const set = await loadTicketSet(this.deps.store, now);
+    return { value: { html: boardHtml(set, now), skipped: set.skipped }, warnings: [...set.warnings, ...skippedLines(set.skipped)] };
+  }
+
+  /** `plan`: the dependency-link roadmap over every ticket (./plan-lens.ts). */
+  async plan(opts: { at?: Instant } = {}): Promise<Outcome<{ view: PlanView; skipped: readonly SkippedTicket[] }>> {
+    const now = nowOr(this.deps.clock, opts.at);
+    const set = await loadTicketSet(this.deps.store, now);
+    return { value: { view: planOf(set.tickets), skipped: set.skipped }, warnings: [...set.warnings, ...skippedLines(set.skipped)] };
   }
 
   /** `next --json`: the inbox across tickets (§7.2); a ticket that cannot be read is skipped and reported. */

@@ -12,6 +12,11 @@ import { registerInit } from './commands/init.js';
 import { registerLint } from './commands/lint.js';
 import { registerLog } from './commands/log.js';
 import { registerLs } from './commands/ls.js';
+import { registerSearch } from './commands/search.js';
+import { registerCausal } from './commands/causal.js';
+import { registerBoard } from './commands/board.js';
+import { registerPlan } from './commands/plan.js';
+import { registerWhatif } from './commands/whatif.js';
 import { registerNew } from './commands/new.js';
 import { registerNext } from './commands/next.js';
 import { registerRecur } from './commands/recur.js';
@@ -67,8 +72,13 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerExplain,
     registerLog,
     registerDiff,
+    registerCausal,
+    registerWhatif,
     registerNext,
     registerLs,
+    registerSearch,
+    registerBoard,
+    registerPlan,
     registerLint,
     registerTest,
     registerVerify,

@@ -1,7 +1,7 @@
 import type { ExplainResult, InboxResult, ProcessDef, Roles, TikEvent } from '../kernel/index.js';
 import { emit } from '../edn/index.js';
 import { isVector, Keyword, type EdnValue } from '../edn/value.js';
-import type { Json } from '../app/json-value.js';
+import { instantText, type Json } from '../app/json-value.js';
 import type { StatusView } from '../app/lenses.js';
 import { pathText, reasonText } from '../app/reason-text.js';
 import type { OpenTicket } from './store-access.js';
@@ -110,10 +110,10 @@ export function renderDiff(d: Record<string, Json>): string {
   return lines.join('\n');
 }
 
-export function renderLs(rows: Record<string, Json>[], hidden: number): string {
+export function renderLs(rows: Record<string, Json>[], hidden: number, selecting = false): string {
   const incomplete = (r: Record<string, Json>): string => (Array.isArray(r.missingParents) && r.missingParents.length > 0 ? '  [INCOMPLETE log]' : '');
   const lines = rows.map((r) => `${String(r.ticket).slice(0, 8)}  ${pad(String(r.process), 20)}${pad(list(r.current), 24)}${String(r.title ?? '')}${incomplete(r)}`);
-  if (rows.length === 0) lines.push('(no open tickets)');
+  if (rows.length === 0) lines.push(selecting ? '(no matching tickets)' : '(no open tickets)');
   if (hidden > 0) lines.push(`(${hidden} settled ticket${hidden === 1 ? '' : 's'} hidden; --all shows them)`);
   return lines.join('\n');
 }
@@ -129,5 +129,34 @@ export function renderNext(r: InboxResult, heldBack = 0): string {
   if (r.waiting.length > 0) lines.push(`(${r.waiting.length} stage(s) waiting on time or other stages)`);
   if (heldBack > 0) lines.push(`(${heldBack} ticket${heldBack === 1 ? '' : 's'} held back: depends on an unsettled ticket)`);
   if (r.settled > 0) lines.push(`(${r.settled} settled ticket${r.settled === 1 ? '' : 's'} hidden; --all shows them)`);
+  return lines.join('\n');
+}
+
+/** `causal`, as upstream prints it: each stage, each guard, and the events (or note) behind it. */
+export function renderCausal(entries: Json[], events: readonly TikEvent[]): string {
+  const byId = new Map(events.map((e) => [e.id, e] as const));
+  const lines: string[] = [];
+  for (const entry of entries as { stage: string; support: { via: string; events?: string[]; note?: string }[] }[]) {
+    lines.push(`${entry.stage} is supported by:`);
+    if (entry.support.length === 0) lines.push('  nothing — no guards, reachable by structure alone');
+    for (const s of entry.support) {
+      lines.push(`  ${s.via}`);
+      for (const id of s.events ?? []) {
+        const e = byId.get(id);
+        lines.push(`    ← ${id.slice(0, 15)}… ${e ? `${e.type.name} by ${e.actor} @ ${instantText(e.at)}` : ''}`.trimEnd());
+      }
+      if (s.note !== undefined) lines.push(`    ← ${s.note}`);
+    }
+  }
+  if (entries.length === 0) lines.push('no stage is reached yet');
+  return lines.join('\n');
+}
+
+/** `whatif`, as upstream prints it. */
+export function renderWhatif(r: { steps: readonly string[]; gained: readonly string[]; lost: readonly string[] }): string {
+  const lines = [`whatif ${r.steps.join(' ')}  (nothing recorded)`];
+  for (const g of r.gained) lines.push(`  + ${g} would become derivable`);
+  for (const l of r.lost) lines.push(`  - ${l} would no longer derive`);
+  if (r.gained.length === 0 && r.lost.length === 0) lines.push('  no derived change');
   return lines.join('\n');
 }

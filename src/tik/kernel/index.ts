@@ -12,6 +12,7 @@ export {
   eventSchemaProblems,
   parentsProblem,
   mintEvent,
+  K,
 } from './event.js';
 export { missingParents, heads, roots, foldOrder } from './dag.js';
 export {
@@ -83,3 +84,5 @@ export { type LogEntry, logLens } from './log-lens.js';
 export { type DiffResult, diff } from './diff.js';
 export { type Finding, type LintResult, lint } from './lint.js';
 export { type Support, type CausalEntry, causal } from './causal.js';
+export { type SelectRow, type Selector, compileSelector, MAX_SELECTOR_LENGTH } from './select.js';
+export { type PlanStatus, type PlanSummary, planSummary } from './plan.js';
