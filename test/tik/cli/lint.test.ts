@@ -43,6 +43,8 @@ describe('tik lint FILE: unknown keys and undeclared roles', () => {
     dirs.push(d);
     expect((await tik(d, ['init'])).code).toBe(0);
     writeFileSync(join(d, 'approval.edn'), DEF);
+    const none = json<LintJson>(await tik(d, ['lint', 'approval.edn', '--json']));
+    expect(none.warnings.find((w) => w.code === 'lint/undeclared-role')?.message).toMatch(/neither :process\/roles nor the roles register declares/);
     writeFileSync(join(d, 'roles.edn'), '{:approver {:members ["seb"]}}');
     const out = json<LintJson>(await tik(d, ['lint', 'approval.edn', '--json']));
     expect(out.warnings.map((w) => w.code)).toEqual(['lint/unknown-key']);

@@ -52,7 +52,7 @@ export function registerLint(program: Command, ctx: CliContext): void {
     });
 }
 
-/** The roles register in effect in the store lint runs in; none outside a store. */
+/** The roles register in effect in the store lint runs in (empty when it keeps none); none outside a store. */
 async function storeRegister(ctx: CliContext): Promise<Roles | undefined> {
   const { openStore } = await import('../store-access.js');
   let store;
@@ -65,5 +65,5 @@ async function storeRegister(ctx: CliContext): Promise<Roles | undefined> {
   const { readRegister } = await import('../../app/ticket-loader.js');
   const { parseRoleMap } = await import('../../kernel/index.js');
   const register = await readRegister(store);
-  return register === undefined ? undefined : parseRoleMap(register, 'roles.edn', '');
+  return register === undefined ? new Map() : parseRoleMap(register, 'roles.edn', '');
 }
