@@ -81,5 +81,5 @@ export {
 export { type StatusFact, type StatusResult, status } from './status.js';
 export { type LogEntry, logLens } from './log-lens.js';
 export { type DiffResult, diff } from './diff.js';
-export { type Finding, type LintOptions, type LintResult, LINT_RULES, lint } from './lint.js';
+export { type Finding, type LintOptions, type LintResult, LINT_RULES, PROCESS_KEYS, ROLE_KEYS, STAGE_KEYS, lint } from './lint.js';
 export { type Support, type CausalEntry, causal } from './causal.js';

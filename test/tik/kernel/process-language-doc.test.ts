@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { VOCAB_2 } from '../../../src/tik/kernel/guard.js';
-import { LINT_RULES } from '../../../src/tik/kernel/index.js';
+import { LINT_RULES, PROCESS_KEYS, ROLE_KEYS, STAGE_KEYS } from '../../../src/tik/kernel/index.js';
 
 const doc = readFileSync(resolve(process.cwd(), 'docs/tik-process-language.md'), 'utf8');
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -22,6 +22,11 @@ describe('docs/tik-process-language.md', () => {
     const codes = [...new Set([...source.matchAll(/'(lint\/[a-z=-]+)'/g)].map((m) => m[1] as string))];
     expect(codes.length).toBeGreaterThanOrEqual(17);
     expect(codes.filter((c) => !doc.includes(`| \`${c}\` |`))).toEqual([]);
+  });
+
+  it('has a row for every key lint knows in the definition map and in a stage map, and names the role keys', () => {
+    expect([...PROCESS_KEYS, ...STAGE_KEYS].filter((k) => !doc.includes(`| \`${k}\` |`))).toEqual([]);
+    expect(ROLE_KEYS.filter((k) => !doc.includes(`{${k} [`))).toEqual([]);
   });
 
   it('names every rule {:lint {rule :off}} can turn off', () => {
