@@ -3,7 +3,7 @@ import { emit, ednMap, readEdn } from '../edn/index.js';
 import { formatInstant } from '../edn/instant-text.js';
 import { Instant, isMap, Keyword, Uuid, type EdnValue } from '../edn/value.js';
 import { TikError } from '../errors.js';
-import { causal, compileSelector, currentStages, explain, factStatus, inbox, isSettled, lint, mintEvent, parseProcess, reduce, type ExplainResult, type InboxResult, type ProcessDef } from '../kernel/index.js';
+import { causal, compileSelector, currentStages, effectiveReached, explain, resolveRoles, factStatus, inbox, isSettled, lint, mintEvent, parseProcess, reduce, type ExplainResult, type InboxResult, type ProcessDef } from '../kernel/index.js';
 import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
 import { ACTOR_NAME, sha256Id } from '../store/store-names.js';
@@ -12,12 +12,13 @@ import { boardHtml } from './board-html.js';
 import { appendChain, body, type Intent, type Signer } from './append-chain.js';
 import { holdBackDependents } from './depends-on.js';
 import { instantText, type Json } from './json-value.js';
+import { reasonText } from './reason-text.js';
 import { keepsRawText, parseAssignment, parseCliValue, parseKeyPath } from './kv-args.js';
 import { causalJson, diffJson, explainJson, logJson, reasonJson, statusView, titleOf, type StatusView } from './lenses.js';
 import { planOf, type PlanView } from './plan-lens.js';
 import { periodStart, recurTicketId } from './recur-period.js';
 import { selectRow, signedEventIds } from './select-row.js';
-import { openTicket, parseStoredEvents, requireDef, type OpenTicket, type WarningSink } from './ticket-loader.js';
+import { openTicket, parseStoredEvents, readRegister, requireDef, type OpenTicket, type WarningSink } from './ticket-loader.js';
 import { loadTicketSet, type SkippedTicket } from './ticket-set.js';
 import { whatif, type WhatifResult } from './whatif.js';
 import type { WriterClock } from './writer-clock.js';
@@ -37,6 +38,30 @@ export interface TikServiceDeps {
   readonly signer?: Signer;
   /** Mints `create` ticket ids (a sharded replica mints only ids its shard owns). */
   readonly mintId: () => string;
+}
+
+/** `reprocess` input: the ticket, the proposed definition's text and where it came from. */
+export interface ReprocessInput {
+  readonly actor: string;
+  readonly ticket: string;
+  readonly definitionText: string;
+  readonly file: string;
+  readonly apply: boolean;
+  readonly reason?: string | undefined;
+}
+
+/** `reprocess --json`. */
+export interface ReprocessResult {
+  readonly ticket: string;
+  readonly pinned: { readonly version: number; readonly hash: string };
+  readonly proposed: { readonly version: number; readonly hash: string };
+  readonly gained: readonly string[];
+  readonly lost: readonly string[];
+  /** For stages the ticket has now: what the proposed rules would newly demand. */
+  readonly blockers: readonly { readonly stage: string; readonly missing: readonly string[] }[];
+  readonly applied: boolean;
+  /** The `:process/migrate` event written, with `apply`. */
+  readonly event: string | null;
 }
 
 /** The `--json` body of every write but `create`: the ids written. */
@@ -329,6 +354,65 @@ export class TikService {
       },
     );
     return { value: { ticket, event: create!.id, process: { id: def.id.toString(), version: Number(def.version), hash: def.hash } }, warnings: [] };
+  }
+
+  /**
+   * `reprocess`: re-pin a ticket to a new definition (upstream ADR 0002: a dry run by default). Shows
+   * the stages the ticket would gain and lose under the proposed rules and what they would newly
+   * demand of the stages it has now; with `apply`, archives the definition by hash and appends a
+   * `:process/migrate` event (signed when this writer signs). A definition that fails lint, is the
+   * pinned one, or is another process's is refused.
+   */
+  async reprocess(input: ReprocessInput): Promise<Outcome<ReprocessResult>> {
+    const def = parseProcess(readEdn(input.definitionText, input.file), input.file);
+    const { errors } = lint(def);
+    if (errors.length > 0) {
+      throw new TikError('process/lint', `${input.file} fails lint: ${errors.map((e) => `${e.code}: ${e.message}`).join('; ')}`, {
+        where: input.file,
+        hint: `run tik lint ${input.file} and fix the errors; a ticket is never re-pinned to a definition that fails lint`,
+      });
+    }
+    const now = this.deps.clock.now();
+    const register = await readRegister(this.deps.store);
+    const plan = await this.run(async (sink) => {
+      const t = await openTicket(sink, this.deps.store, input.ticket);
+      const pinned = requireDef(t);
+      if (pinned.hash === def.hash) {
+        throw new TikError('input/invalid', `${input.file} is the definition ticket ${t.ticket} is already pinned to (${def.hash})`, { where: input.file, hint: 'edit the definition (and bump :process/version) first' });
+      }
+      if (pinned.id !== def.id) {
+        throw new TikError('input/invalid', `${input.file} defines ${def.id.toString()}, but ticket ${t.ticket} is a ${pinned.id.toString()} ticket`, {
+          where: input.file,
+          hint: 'reprocess moves a ticket to newer rules of its own process; create a new ticket for another process',
+        });
+      }
+      const roles = resolveRoles(def, register);
+      const before = effectiveReached(pinned, t.events, now, t.roles);
+      const after = effectiveReached(def, t.events, now, roles);
+      const blockers = explain(def, t.events, now, roles)
+        .blocks.filter((b) => before.has(b.stage) && b.missing.length > 0)
+        .map((b) => ({ stage: b.stage, missing: b.missing.map((m) => reasonText(m, roles, def.stageByKey.get(b.stage))) }));
+      return {
+        ticket: t.ticket,
+        pinned: { version: Number(pinned.version), hash: pinned.hash },
+        proposed: { version: Number(def.version), hash: def.hash },
+        gained: [...after].filter((x) => !before.has(x)).sort(),
+        lost: [...before].filter((x) => !after.has(x)).sort(),
+        blockers,
+      };
+    });
+    if (!input.apply) return { value: { ...plan.value, applied: false, event: null }, warnings: plan.warnings };
+    const canonical = emit(def.raw);
+    const written = await this.write(
+      input.actor,
+      plan.value.ticket,
+      () => [{ type: 'process/migrate', body: body({ 'process/version': def.version, 'process/hash': def.hash, 'migrate/reason': input.reason }) }],
+      async () => {
+        const hash = await this.deps.store.archiveProcess(canonical);
+        if (hash !== def.hash) throw new TikError('store/hash-mismatch', `archived ${input.file} as ${hash}, expected ${def.hash}`, { where: input.file });
+      },
+    );
+    return { value: { ...plan.value, applied: true, event: written.value.events[0]!.id }, warnings: [...plan.warnings, ...written.warnings] };
   }
 
   /** `set`: one chained `:fact/assert` per assignment. */

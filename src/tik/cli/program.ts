@@ -16,6 +16,7 @@ import { registerSearch } from './commands/search.js';
 import { registerCausal } from './commands/causal.js';
 import { registerBoard } from './commands/board.js';
 import { registerPlan } from './commands/plan.js';
+import { registerReprocess } from './commands/reprocess.js';
 import { registerWhatif } from './commands/whatif.js';
 import { registerNew } from './commands/new.js';
 import { registerNext } from './commands/next.js';
@@ -67,6 +68,7 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerComment,
     registerAttest,
     registerRecur,
+    registerReprocess,
     registerRoles,
     registerStatus,
     registerExplain,

@@ -3,6 +3,7 @@ import { emit } from '../edn/index.js';
 import { isVector, Keyword, type EdnValue } from '../edn/value.js';
 import { instantText, type Json } from '../app/json-value.js';
 import type { StatusView } from '../app/lenses.js';
+import type { ReprocessResult } from '../app/tik-service.js';
 import { pathText, reasonText } from '../app/reason-text.js';
 import type { OpenTicket } from './store-access.js';
 
@@ -158,5 +159,20 @@ export function renderWhatif(r: { steps: readonly string[]; gained: readonly str
   for (const g of r.gained) lines.push(`  + ${g} would become derivable`);
   for (const l of r.lost) lines.push(`  - ${l} would no longer derive`);
   if (r.gained.length === 0 && r.lost.length === 0) lines.push('  no derived change');
+  return lines.join('\n');
+}
+
+/** `reprocess`, as upstream prints it. */
+export function renderReprocess(r: ReprocessResult): string {
+  const short = (h: string): string => h.slice(0, 15);
+  const lines = [`pinned:   v${r.pinned.version} @ ${short(r.pinned.hash)}…`, `proposed: v${r.proposed.version} @ ${short(r.proposed.hash)}…`];
+  for (const s of r.lost) lines.push(`  - stage ${s} would REGRESS (no longer derivable)`);
+  for (const s of r.gained) lines.push(`  + stage ${s} would become derivable`);
+  if (r.lost.length === 0 && r.gained.length === 0) lines.push('  derived stages unchanged');
+  for (const b of r.blockers) {
+    lines.push(`  new blockers for ${b.stage}:`);
+    for (const m of b.missing) lines.push(`    ✗ ${m}`);
+  }
+  lines.push(r.applied ? `migrated — ticket now pins ${short(r.proposed.hash)}… (event ${r.event})` : 'dry run — nothing recorded. Re-run with --apply to migrate.');
   return lines.join('\n');
 }

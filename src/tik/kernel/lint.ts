@@ -2,11 +2,12 @@
  * Lint for process definitions (tik-model.md §4.5, §5.2): errors make a definition unusable for
  * `new`/`reprocess`/`test`; warnings are advice, each with an opt-out under `:lint`.
  */
-import { Keyword, type EdnValue } from '../edn/value.js';
+import { didYouMean } from '../../core/did-you-mean.js';
+import { EdnMap, Keyword, type EdnValue } from '../edn/value.js';
 import { ednEquals, emit, keywordPath, pathKey } from './edn-access.js';
 import { isDuration, schemaProblem } from './checks.js';
 import { VOCAB_1, VOCAB_2 } from './guard.js';
-import type { ProcessDef, StageDef } from './process.js';
+import type { ProcessDef, Roles, StageDef } from './process.js';
 
 /** One lint finding. `code` is stable; `stage` is the stage keyword text; `path` a key path. */
 export interface Finding {
@@ -20,6 +21,23 @@ export interface LintResult {
   readonly errors: readonly Finding[];
   readonly warnings: readonly Finding[];
 }
+
+export interface LintOptions {
+  /** The store's roles register (parsed `roles.edn`), when lint runs inside a store. */
+  readonly register?: Roles;
+}
+
+// The keys each map of a definition may carry: those tik reads, plus those upstream hashes but
+// never interprets (`:process/purpose`, `:probe`, stage `:purpose`). Anything else is hashed and
+// ignored, so a typo such as `:gaurds` silently drops the guards: lint names it.
+export const PROCESS_KEYS: readonly string[] = Object.freeze([
+  ':process/id', ':process/version', ':process/guard-vocab', ':process/roles', ':process/facts', ':process/stages', ':lint',
+  ':process/purpose', ':probe',
+]);
+export const STAGE_KEYS: readonly string[] = Object.freeze([':stage/id', ':after', ':guards', ':stage/sticky?', ':hint', ':effort', ':sla', ':purpose']);
+export const ROLE_KEYS: readonly string[] = Object.freeze([':members']);
+/** The rules `:lint {rule :off}` can turn off. */
+export const LINT_RULES: readonly string[] = Object.freeze([':boolean-facts', ':runbooks', ':complexity', ':unknown-keys']);
 
 const COMBINATORS = new Set([':and', ':or', ':not']);
 const FACT_OPS = new Set([':fact', ':fact=', ':signed-by', ':different-person']);
@@ -62,12 +80,45 @@ function off(def: ProcessDef, rule: string): boolean {
   return def.lintOptions.get(rule) === ':off';
 }
 
-/** Lints a parsed definition. */
-export function lint(def: ProcessDef): LintResult {
+/** A suggestion for an unknown key: the nearest known spelling, else the known key of the same name. */
+function suggestKey(key: EdnValue, known: readonly string[]): string | undefined {
+  if (!(key instanceof Keyword)) return undefined;
+  return didYouMean(key.toString(), known) ?? known.find((k) => Keyword.of(k).name === key.name);
+}
+
+/** `lint/unknown-key` warnings for the keys of `map` outside `known`; `at` is the map's key path. */
+function unknownKeys(map: EdnValue | undefined, known: readonly string[], at: string, where: string, stage: string | undefined, out: Finding[]): void {
+  if (!(map instanceof EdnMap)) return;
+  for (const [text, key] of map.textEntries()) {
+    if (known.includes(text)) continue;
+    const guess = suggestKey(key, known);
+    out.push({
+      code: 'lint/unknown-key',
+      message: `${where}: unknown key ${text}, hashed but never read${guess ? `; did you mean ${guess}?` : ''} (or set {:lint {:unknown-keys :off}})`,
+      ...(stage !== undefined ? { stage } : {}),
+      path: `${at} ${text}`.trimStart(),
+    });
+  }
+}
+
+function lintKeys(def: ProcessDef, warnings: Finding[]): void {
+  const raw = def.raw;
+  unknownKeys(raw, PROCESS_KEYS, '', 'the definition', undefined, warnings);
+  unknownKeys(raw.get(Keyword.of('lint')), LINT_RULES, ':lint', ':lint', undefined, warnings);
+  const roles = raw.get(Keyword.of('process/roles'));
+  if (roles instanceof EdnMap) {
+    for (const [t, , spec] of roles.textEntries()) unknownKeys(spec, ROLE_KEYS, `:process/roles ${t}`, `role ${t}`, undefined, warnings);
+  }
+  for (const s of def.stages) unknownKeys(s.raw, STAGE_KEYS, `:process/stages ${s.index}`, `stage ${s.key}`, s.key, warnings);
+}
+
+/** Lints a parsed definition; `options.register` adds the store's roles to those the definition declares. */
+export function lint(def: ProcessDef, options: LintOptions = {}): LintResult {
   const errors: Finding[] = [];
   const warnings: Finding[] = [];
   const vocab = def.guardVocab >= 2n ? VOCAB_2 : VOCAB_1;
   const depths = stageDepths(def);
+  if (!off(def, ':unknown-keys')) lintKeys(def, warnings);
 
   for (const [key, decl] of def.facts) {
     const problem = schemaProblem(decl.schema);
@@ -108,7 +159,7 @@ export function lint(def: ProcessDef): LintResult {
     if (s.hint === undefined && !off(def, ':runbooks')) {
       warnings.push({ code: 'lint/missing-hint', message: `stage ${s.key} has no :hint (a runbook pointer); or set {:lint {:runbooks :off}}`, stage: s.key, path: at });
     }
-    lintStageGuards(def, s, vocab, depths, errors, warnings, at);
+    lintStageGuards(def, s, vocab, depths, options.register, errors, warnings, at);
   }
   return { errors, warnings };
 }
@@ -118,6 +169,7 @@ function lintStageGuards(
   s: StageDef,
   vocab: readonly string[],
   depths: ReadonlyMap<string, number>,
+  register: Roles | undefined,
   errors: Finding[],
   warnings: Finding[],
   stageAt: string,
@@ -180,9 +232,16 @@ function lintStageGuards(
         }
         break;
       }
-      case ':signed-by':
+      case ':signed-by': {
         if (g.length < 3) err('lint/signed-by-arity', `[:signed-by role path] needs a role and a path: ${emit(g)}`, at);
+        const role = g[1];
+        if (role instanceof Keyword && !def.roles.has(role.toString()) && !register?.has(role.toString())) {
+          const guess = didYouMean(role.toString(), [...def.roles.keys(), ...(register?.keys() ?? [])]);
+          const declares = register ? 'neither :process/roles nor the roles register declares' : ':process/roles does not declare (and no roles register was consulted: run tik lint inside the store)';
+          warn('lint/undeclared-role', `[:signed-by ${role.toString()} …] names role ${role.toString()}, which ${declares}, so no one can satisfy it${guess ? `; did you mean ${guess}?` : ''}`, at);
+        }
         break;
+      }
       case ':elapsed-since': {
         const ref = g[1];
         if (!(ref instanceof Keyword) || ref.toString() !== ':ticket/create') {

@@ -152,7 +152,7 @@ describe('lint warnings (§4.5)', () => {
 
   it('a guard on an undeclared fact path', () => {
     expect(codes(withGuards('[:fact [:zzz]]').warnings)).toEqual(['lint/undeclared-fact']);
-    expect(codes(withGuards('[:signed-by :r [:zzz]]').warnings)).toEqual(['lint/undeclared-fact']);
+    expect(codes(withGuards('[:signed-by :r [:zzz]]', ':process/roles {:r {:members []}}').warnings)).toEqual(['lint/undeclared-fact']);
   });
 
   it('an :artifact prefix not ending in /', () => {
@@ -167,6 +167,98 @@ describe('lint warnings (§4.5)', () => {
     const seven = Array.from({ length: 7 }, () => '[:fact [:a]]').join(' ');
     expect(codes(withGuards(seven).warnings)).toEqual(['lint/complexity']);
     expect(withGuards(seven, '', '{:runbooks :off :complexity :off}').warnings).toEqual([]);
+  });
+});
+
+describe('lint: unknown keys (hashed, never read)', () => {
+  const unknown = (r: LintResult): [string | undefined, string][] => r.warnings.filter((w) => w.code === 'lint/unknown-key').map((w) => [w.path, w.message]);
+
+  it('a misspelt stage key is reported with its location and a suggestion', () => {
+    const r = lint(
+      defFromText(`{:process/id :l :process/version 1 :lint {:runbooks :off} :process/facts {[:a] :string}
+        :process/stages [{:stage/id :root} {:stage/id :s :after [:root] :gaurds [[:fact [:a]]]}]}`),
+    );
+    expect(r.errors).toEqual([]);
+    const found = r.warnings.filter((w) => w.code === 'lint/unknown-key');
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ stage: ':s', path: ':process/stages 1 :gaurds' });
+    expect(found[0]?.message).toMatch(/:gaurds/);
+    expect(found[0]?.message).toMatch(/did you mean :guards\?/);
+  });
+
+  it('misspelt keys in the definition map, the :lint map and a role map are reported with suggestions', () => {
+    const r = lint(
+      defFromText(`{:process/id :l :process/version 1 :process/fact {[:a] :string} :process/gaurd-vocab 2
+        :lint {:runbook :off} :process/roles {:r {:memebers ["x"]}}
+        :process/stages [{:stage/id :s :hint "h" :stage/stickey? true :after []}]}`),
+    );
+    expect(unknown(r).map(([p]) => p).sort()).toEqual([
+      ':lint :runbook',
+      ':process/fact',
+      ':process/gaurd-vocab',
+      ':process/roles :r :memebers',
+      ':process/stages 0 :stage/stickey?',
+    ]);
+    const by = new Map(unknown(r));
+    expect(by.get(':process/fact')).toMatch(/did you mean :process\/facts\?/);
+    expect(by.get(':process/gaurd-vocab')).toMatch(/did you mean :process\/guard-vocab\?/);
+    expect(by.get(':lint :runbook')).toMatch(/did you mean :runbooks\?/);
+    expect(by.get(':process/roles :r :memebers')).toMatch(/did you mean :members\?/);
+    expect(by.get(':process/stages 0 :stage/stickey?')).toMatch(/did you mean :stage\/sticky\?\?/);
+  });
+
+  it('a key in the wrong namespace is matched by its name', () => {
+    const r = lint(defFromText('{:process/id :l :process/version 1 :lint {:runbooks :off} :process/stages [{:stage/id :s :sticky? true}]}'));
+    expect(unknown(r)).toEqual([[':process/stages 0 :sticky?', expect.stringMatching(/did you mean :stage\/sticky\?\?/)]]);
+  });
+
+  it('keys that are hashed but not interpreted are not reported', () => {
+    const r = lint(
+      defFromText(`{:process/id :l :process/version 1 :process/guard-vocab 1 :process/purpose "why" :probe "probe.sh"
+        :lint {:runbooks :off :boolean-facts :off :complexity :off} :process/roles {:r {:members []}} :process/facts {}
+        :process/stages [{:stage/id :s :purpose "p" :hint "h" :effort "PT1H" :sla {:due "P1D"} :stage/sticky? false :after [] :guards []}]}`),
+    );
+    expect(r.warnings).toEqual([]);
+    expect(r.errors).toEqual([]);
+  });
+
+  it('an unknown key with no near match is reported without a suggestion; {:lint {:unknown-keys :off}} silences it', () => {
+    const r = lint(defFromText('{:process/id :l :process/version 1 :lint {:runbooks :off} :owner "team-x" :process/stages [{:stage/id :s}]}'));
+    expect(unknown(r)).toEqual([[':owner', expect.not.stringMatching(/did you mean/)]]);
+    const off = lint(defFromText('{:process/id :l :process/version 1 :lint {:runbooks :off :unknown-keys :off} :owner "team-x" :process/stages [{:stage/id :s :gaurds []}]}'));
+    expect(off.warnings).toEqual([]);
+  });
+});
+
+describe('lint: roles no definition or register declares', () => {
+  const def = (roles: string, guards: string) =>
+    defFromText(`{:process/id :l :process/version 1 :lint {:runbooks :off} :process/facts {[:a] :string}
+      :process/roles ${roles} :process/stages [{:stage/id :s :guards [${guards}]}]}`);
+  const undeclared = (r: LintResult) => r.warnings.filter((w) => w.code === 'lint/undeclared-role');
+
+  it('[:signed-by role p] with a role :process/roles does not declare is a warning naming the role', () => {
+    const r = lint(def('{:approver {:members []}}', '[:signed-by :aprover [:a]]'));
+    expect(r.errors).toEqual([]);
+    const w = undeclared(r);
+    expect(w).toHaveLength(1);
+    expect(w[0]).toMatchObject({ stage: ':s', path: ':process/stages 0 :guards 0' });
+    expect(w[0]?.message).toMatch(/:aprover/);
+    expect(w[0]?.message).toMatch(/did you mean :approver\?/);
+  });
+
+  it('finds the role inside :and, :or and :not', () => {
+    const r = lint(def('{}', '[:or [:fact [:a]] [:not [:and [:signed-by :x [:a]] [:signed-by :y [:a]]]]]'));
+    expect(undeclared(r).map((w) => [w.path, w.message.match(/role (:\w+)/)?.[1]])).toEqual([
+      [':process/stages 0 :guards 0 2 1 1', ':x'],
+      [':process/stages 0 :guards 0 2 1 2', ':y'],
+    ]);
+  });
+
+  it('a role the definition or the roles register declares is not reported', () => {
+    expect(undeclared(lint(def('{:approver {:members []}}', '[:signed-by :approver [:a]]')))).toEqual([]);
+    const register = new Map([[':approver', ['seb']]]);
+    expect(undeclared(lint(def('{}', '[:signed-by :approver [:a]]'), { register }))).toEqual([]);
+    expect(undeclared(lint(def('{}', '[:signed-by :other [:a]]'), { register }))[0]?.message).toMatch(/roles register/);
   });
 });
 
