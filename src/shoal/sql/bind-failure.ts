@@ -8,7 +8,6 @@
  * identifier that names something in the catalog is taken from it, and the message is built from
  * the catalog (rule, table, column). The error keeps its code (and so its HTTP status) and cause.
  */
-import { isCodedError } from '../../core/errors.js';
 import { ShoalError } from '../errors.js';
 import type { CatalogTable, GovernanceCatalog } from './catalog.js';
 import { typeClass } from './column-type.js';
@@ -56,11 +55,12 @@ function mentions(sql: string, name: string): boolean {
 
 /** A ShoalError naming the rule, mask or column at fault, or undefined when the failure is not one of those. */
 export function explainBindFailure(e: unknown, ctx: BindFailureContext): ShoalError | undefined {
-  if (!isCodedError(e) || !['ENGINE_QUERY_FAILED', 'SOURCE_QUERY_FAILED'].includes(e.code)) return undefined;
+  if (!(e instanceof ShoalError) || (e.code !== 'ENGINE_QUERY_FAILED' && e.code !== 'SOURCE_QUERY_FAILED')) return undefined;
+  const code = e.code;
   const all = texts(e);
   const tables = ctx.tables.flatMap((k) => ctx.catalog.resolveTable(k.split('.')).filter((t) => t.tableKey === k).slice(0, 1));
   const at = (t: CatalogTable) => (t.source.type === 'derived' ? `the view ${t.tableKey}` : `source ${t.source.id} table ${t.sourceName.schema ? `${t.sourceName.schema}.` : ''}${t.sourceName.table}`);
-  const wrap = (message: string, hint: string) => new ShoalError(e.code, message, { ...(e.where ? { where: e.where } : {}), hint, cause: e });
+  const wrap = (message: string, hint: string) => new ShoalError(code, message, { ...(e.where ? { where: e.where } : {}), hint, cause: e });
 
   let missing: string | undefined;
   for (const text of all) {
