@@ -85,6 +85,14 @@ describe('the status of a failed query says whose fault it is', () => {
     expect(await post('SELECT CAST(amount * 100000000 AS SMALLINT) FROM d.nums', 'ruled')).toEqual({ status: 400, code: 'SQL_DATA_EXCEPTION' });
   });
 
+  it("a column or a function call of the client's own that the engine fails to bind is a 400", async () => {
+    // through a derived table only the engine sees the column; a hidden one is told as a missing one
+    const missing = await post('SELECT t.colour FROM (SELECT id FROM d.nums) t', 'ruled');
+    expect(missing).toEqual({ status: 400, code: 'SQL_UNKNOWN_COLUMN' });
+    expect(await post('SELECT t.absent FROM (SELECT * FROM d.nums) t', 'ruled')).toEqual(missing);
+    expect(await post("SELECT date_trunc('month', label) FROM d.nums", 'ruled')).toEqual({ status: 400, code: 'SQL_BAD_ARGUMENTS' });
+  });
+
   it('the same queries by a role the broken rule or mask does not touch still answer', async () => {
     expect(await post('SELECT name FROM d.people', 'masked')).toEqual({ status: 200, code: undefined });
     expect(await post('SELECT id, amount FROM d.nums ORDER BY id', 'ruled')).toEqual({ status: 200, code: undefined });
