@@ -4,14 +4,10 @@
  * table was closed; a data error in the client's own SQL is the client's (400). Through the HTTP
  * API of a real instance (registry, DuckDB over CSV files).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/shoal/config/load-config.js';
-import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
-import { buildApp } from '../../../src/shoal/server/app.js';
+import { type HttpInstance, startHttpInstance } from './http-instance.js';
 
 const CONFIG = `
 control_plane: {tenant_url: "sqlite:///registry.db"}
@@ -44,27 +40,22 @@ rls_rules:
 `;
 
 describe('the status of a failed query says whose fault it is', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'shoal-fault-'));
-  let instance: ShoalInstance;
-  let app: FastifyInstance;
+  let http: HttpInstance;
 
   beforeAll(async () => {
-    writeFileSync(join(dir, 'nums.csv'), 'id,label,amount\n1,one,10\n2,two,20\n');
-    writeFileSync(join(dir, 'people.csv'), 'id,name\n1,ann\n');
-    writeFileSync(join(dir, 'shoal.yaml'), CONFIG);
-    const { config } = loadConfig({ path: join(dir, 'shoal.yaml') });
-    instance = await ShoalInstance.start({ config, baseDir: dir });
-    app = await buildApp({ service: instance });
+    http = await startHttpInstance('shoal-fault-', (dir) => {
+      writeFileSync(join(dir, 'nums.csv'), 'id,label,amount\n1,one,10\n2,two,20\n');
+      writeFileSync(join(dir, 'people.csv'), 'id,name\n1,ann\n');
+      writeFileSync(join(dir, 'shoal.yaml'), CONFIG);
+    });
   }, 60_000);
 
   afterAll(async () => {
-    await app?.close();
-    await instance?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await http?.close();
   });
 
   const post = async (sql: string, role: string) => {
-    const r = await app.inject({ method: 'POST', url: '/data/sql', payload: { sql, role } });
+    const r = await http.app.inject({ method: 'POST', url: '/data/sql', payload: { sql, role } });
     return { status: r.statusCode, code: (r.json() as { error?: { code: string } }).error?.code };
   };
 
