@@ -96,6 +96,16 @@ describe.runIf(trinoAvailable())('the Trino engine', () => {
     expect((e as ShoalError).message).not.toMatch(/no_such_column/);
   });
 
+  it("a data error of the query's own is SQL_DATA_EXCEPTION (a 400, as at a source), named by SQLSTATE only", async () => {
+    const t = 'te_csv."default".customer_segments';
+    for (const [sql, state] of [[`SELECT CAST(segment AS INTEGER) FROM ${t}`, '22018'], [`SELECT CAST(customer_id AS INTEGER) / 0 FROM ${t}`, '22012']] as const) {
+      const e = await collect(trino.execute(sql)).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(ShoalError);
+      expect((e as ShoalError).code).toBe('SQL_DATA_EXCEPTION');
+      expect((e as ShoalError).message).toMatch(new RegExp(`^the query hit a data error at the engine: [a-z ]+ \\(SQLSTATE ${state}\\)$`));
+    }
+  });
+
   it('an unreachable combination is ENGINE_SOURCE_UNREACHABLE, in the report and at query time', async () => {
     const attached = entry({ id: 'te-attached', type: 'sqlite', path: files.sqlite, attach: true }, { domain_id: 'shop2', schema: 'main', table: 'items' });
     const pg = entry({ id: 'te-pg', type: 'postgresql', host: '127.0.0.1', port: 1, database: 'x', attach: true }, { domain_id: 'shop3', table: 'items' });

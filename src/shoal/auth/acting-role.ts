@@ -32,7 +32,7 @@ export function actingRole(principal: Principal, requested: string | undefined, 
     role = resolveRole(roles, roleId);
   } catch (e) {
     // resolveRole's own hint lists every registered role: not for this caller's eyes
-    throw new ShoalError((e as ShoalError).code ?? 'ROLE_UNKNOWN', `role "${roleId}" cannot be resolved (its parent chain is broken)`, { hint: 'ask an admin to fix the role definition' });
+    throw new ShoalError(e instanceof ShoalError ? e.code : 'ROLE_UNKNOWN', `role "${roleId}" cannot be resolved (its parent chain is broken)`, { hint: 'ask an admin to fix the role definition' });
   }
   if (!role.capabilities.includes(capability) && !role.capabilities.includes('admin')) {
     throw new ShoalError('CAPABILITY_MISSING', `role "${roleId}" lacks the ${capability} capability`, {

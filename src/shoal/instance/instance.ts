@@ -34,7 +34,7 @@ import { catalogEntries, sourceTypeOf } from '../engine/catalog-entry.js';
 import { DuckDbEngine } from '../engine/duckdb/duckdb-engine.js';
 import { TrinoEngine } from '../engine/trino/trino-engine.js';
 import type { Engine, RowBatch } from '../engine/engine.js';
-import { ShoalError } from '../errors.js';
+import { ShoalError, shoalErrorFrom } from '../errors.js';
 import { engineNameWithMvs } from '../mv/mv-relation.js';
 import { MvService } from '../mv/mv-service.js';
 import { MvScheduler } from '../mv/scheduler.js';
@@ -253,7 +253,7 @@ export class ShoalInstance implements QueryService {
     );
     const report = await this.engine.reconcile(entries);
     for (const f of report.failed) {
-      this.options.onError?.(new ShoalError(f.code, `catalog entry ${f.entry}: ${f.message}`));
+      this.options.onError?.(shoalErrorFrom(f.code, `catalog entry ${f.entry}: ${f.message}`));
     }
     await this.mvs?.sync(model);
     this.state = { epoch: snap.epoch, generation: ++this.generation, model, governance: governanceOf(model) };

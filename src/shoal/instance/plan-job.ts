@@ -8,7 +8,7 @@
 import { isCodedError } from '../../core/errors.js';
 import { requestSqlVerdict, type TextVerdict } from '../cache/result-key.js';
 import type { CatalogModel } from '../config/model.js';
-import { ShoalError } from '../errors.js';
+import { shoalErrorFrom } from '../errors.js';
 import { engineNameWithMvs } from '../mv/mv-relation.js';
 import { limitToDomains } from '../sql/domain-scope.js';
 import { catalogFromConfig, planQuery, type GovernanceCatalog, type GovernedPlan } from '../sql/index.js';
@@ -82,7 +82,7 @@ export function errorFields(e: unknown): ErrorFields {
 /** The error again: a ShoalError with its code, position and hint, or a plain Error (an internal fault, a 500). */
 export function errorFrom(f: ErrorFields): Error {
   if (f.code !== undefined) {
-    return new ShoalError(f.code, f.message, {
+    return shoalErrorFrom(f.code, f.message, {
       ...(f.where === undefined ? {} : { where: f.where }),
       ...(f.position === undefined ? {} : { position: f.position }),
       ...(f.hint === undefined ? {} : { hint: f.hint }),

@@ -9,10 +9,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isCodedError } from '../../core/errors.js';
 import type { AuditRecord } from '../audit/audit-record.js';
 import { principalIdOf } from '../audit/principal-id.js';
 import { sqlFingerprint } from '../audit/sql-fingerprint.js';
+import { ShoalError } from '../errors.js';
 import { appWide } from './app-wide.js';
 import { PROBE_PATHS, pathOf } from './probe-paths.js';
 import { headerRole } from './request-principal.js';
@@ -76,15 +76,16 @@ export function auditResult(req: FastifyRequest, result: QueryResult): QueryResu
           yield batch;
         }
       } catch (e) {
-        d.errorCode = isCodedError(e) ? e.code : 'INTERNAL';
+        d.errorCode = e instanceof ShoalError ? e.code : 'INTERNAL';
         throw e;
       }
     })(),
   };
 }
 
+/** The code the client was sent (error-status.ts): a coded error from outside shoal is INTERNAL there too. */
 const errorCodeOf = (err: unknown, status: number): string => {
-  if (isCodedError(err)) return err.code;
+  if (err instanceof ShoalError) return err.code;
   return status >= 400 && status < 500 ? 'BAD_REQUEST' : 'INTERNAL';
 };
 

@@ -12,7 +12,6 @@
  * credentials.
  */
 import { ShoalError } from '../errors.js';
-import { isCodedError } from '../../core/errors.js';
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH',
@@ -106,9 +105,21 @@ export function dataExceptionOf(e: unknown): { readonly sqlState: string; readon
   return { sqlState: state, name: DATA_EXCEPTIONS[state] ?? 'data exception' };
 }
 
+/**
+ * The error for a data error the client's SQL hit at a source or in the engine (`at`): a client
+ * error (400) naming the class and SQLSTATE only, never the value or the raw text.
+ */
+export function dataException(at: string, sqlState: string, cause: unknown, where?: string): ShoalError {
+  return new ShoalError('SQL_DATA_EXCEPTION', `the query hit a data error at ${at}: ${DATA_EXCEPTIONS[sqlState] ?? 'data exception'} (SQLSTATE ${sqlState})`, {
+    ...(where === undefined ? {} : { where }),
+    hint: 'check the casts, divisions, patterns and literals in the query against the values they apply to',
+    cause,
+  });
+}
+
 /** Wrap a driver failure into the right ShoalError, naming the source. */
 export function sourceFailure(sourceId: string, e: unknown, action: string): ShoalError {
-  if (isCodedError(e)) return e as ShoalError;
+  if (e instanceof ShoalError) return e;
   const code = codeOf(e);
   if (isUnavailable(e)) {
     return new ShoalError('SOURCE_UNAVAILABLE', `source "${sourceId}" is unavailable (${code ?? 'connection failed'}) while ${action}`, {
@@ -125,13 +136,7 @@ export function sourceFailure(sourceId: string, e: unknown, action: string): Sho
     });
   }
   const data = dataExceptionOf(e);
-  if (data !== undefined) {
-    return new ShoalError('SQL_DATA_EXCEPTION', `the query hit a data error at source "${sourceId}": ${data.name} (SQLSTATE ${data.sqlState})`, {
-      where: `sources.${sourceId}`,
-      hint: 'check the casts, divisions, patterns and literals in the query against the values they apply to',
-      cause: e,
-    });
-  }
+  if (data !== undefined) return dataException(`source "${sourceId}"`, data.sqlState, e, `sources.${sourceId}`);
   return new ShoalError('SOURCE_QUERY_FAILED', `source "${sourceId}" rejected the statement while ${action}${code ? ` (${code})` : ''}`, {
     where: `sources.${sourceId}`,
     hint: 'check that the registered schema, table and columns exist at the source',

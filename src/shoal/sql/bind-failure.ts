@@ -6,9 +6,10 @@
  *
  * The engine's and sources' error text can carry row values, so it is never echoed: only an
  * identifier that names something in the catalog is taken from it, and the message is built from
- * the catalog (rule, table, column). The error keeps its code (and so its HTTP status) and cause.
+ * the catalog (rule, table, column). The error keeps its code (and so its HTTP status, 5xx: the
+ * catalog is at fault) and cause. A failure on a name the query itself uses that is not a column
+ * the catalog gives the role is the client's mistake: SQL_UNKNOWN_COLUMN or SQL_BAD_ARGUMENTS (400).
  */
-import { isCodedError } from '../../core/errors.js';
 import { ShoalError } from '../errors.js';
 import type { CatalogTable, GovernanceCatalog } from './catalog.js';
 import { typeClass } from './column-type.js';
@@ -56,11 +57,12 @@ function mentions(sql: string, name: string): boolean {
 
 /** A ShoalError naming the rule, mask or column at fault, or undefined when the failure is not one of those. */
 export function explainBindFailure(e: unknown, ctx: BindFailureContext): ShoalError | undefined {
-  if (!isCodedError(e) || !['ENGINE_QUERY_FAILED', 'SOURCE_QUERY_FAILED'].includes(e.code)) return undefined;
+  if (!(e instanceof ShoalError) || (e.code !== 'ENGINE_QUERY_FAILED' && e.code !== 'SOURCE_QUERY_FAILED')) return undefined;
+  const code = e.code;
   const all = texts(e);
   const tables = ctx.tables.flatMap((k) => ctx.catalog.resolveTable(k.split('.')).filter((t) => t.tableKey === k).slice(0, 1));
   const at = (t: CatalogTable) => (t.source.type === 'derived' ? `the view ${t.tableKey}` : `source ${t.source.id} table ${t.sourceName.schema ? `${t.sourceName.schema}.` : ''}${t.sourceName.table}`);
-  const wrap = (message: string, hint: string) => new ShoalError(e.code, message, { ...(e.where ? { where: e.where } : {}), hint, cause: e });
+  const wrap = (message: string, hint: string) => new ShoalError(code, message, { ...(e.where ? { where: e.where } : {}), hint, cause: e });
 
   let missing: string | undefined;
   for (const text of all) {
@@ -73,8 +75,9 @@ export function explainBindFailure(e: unknown, ctx: BindFailureContext): ShoalEr
   }
   if (missing !== undefined) {
     const name = missing;
-    if (mentions(ctx.sql, name)) return undefined;
-    for (const t of tables) {
+    // a name the query itself uses is never blamed on a rule (that would reveal the policy)
+    const own = mentions(ctx.sql, name);
+    for (const t of own ? [] : tables) {
       for (const f of ctx.catalog.rowFilters(ctx.roleId, t.tableKey)) {
         if (!(filterColumns(f) ?? []).some((c) => same(c, name))) continue;
         const rule = ctx.ruleName?.(t.tableKey, f);
@@ -94,11 +97,24 @@ export function explainBindFailure(e: unknown, ctx: BindFailureContext): ShoalEr
         'fix or remove the column in the config (`shoal config check --connect` lists what each source has)',
       );
     }
-    return undefined;
+    // not a column the catalog gives the role: the query's own mistake (one the checks before the
+    // engine cannot see, e.g. through a derived table), told alike for a hidden and a missing column
+    if (!own) return undefined;
+    return new ShoalError('SQL_UNKNOWN_COLUMN', 'the query reads a column that the table or subquery it reads it from does not have', {
+      hint: 'check each column against the columns its table, view, subquery or CTE selects',
+      cause: e,
+    });
   }
 
   const fn = all.map((x) => NO_FUNCTION.exec(x)?.[1]?.toLowerCase()).find((x) => x !== undefined);
-  if (fn === undefined || mentions(ctx.sql, fn)) return undefined;
+  if (fn === undefined) return undefined;
+  if (mentions(ctx.sql, fn)) {
+    // the query's own call (never blamed on a mask, which would reveal it)
+    return new ShoalError('SQL_BAD_ARGUMENTS', `function ${fn}() does not take arguments of these types`, {
+      hint: 'cast the arguments to the types the function takes',
+      cause: e,
+    });
+  }
   const kind = fn === 'date_trunc' || fn === 'trunc' ? 'truncate' : fn.startsWith('regexp') ? 'regex' : undefined;
   if (kind === undefined) return undefined;
   for (const t of tables) {

@@ -10,23 +10,23 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkConfigText, loadConfig } from '../../../src/shoal/check/load-config.js';
 import { ShoalInstance } from '../../../src/shoal/instance/instance.js';
-import { buildApp } from '../../../src/shoal/server/app.js';
 import { freePort } from '../../support/services.js';
+import { type HttpInstance, startHttpInstance } from './http-instance.js';
 
 describe('bad input through a real instance', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'shoal-bad-'));
-  let instance: ShoalInstance;
+  let http: HttpInstance;
   let app: FastifyInstance;
 
   beforeAll(async () => {
-    const db = new Database(join(dir, 'shop.db'));
-    db.exec("CREATE TABLE orders (id INTEGER PRIMARY KEY, region TEXT, secret TEXT); INSERT INTO orders VALUES (1, 'eu', 's1'), (2, 'us', 's2');");
-    db.exec('CREATE TABLE salaries (id INTEGER); INSERT INTO salaries VALUES (1); CREATE TABLE vault (secret TEXT);');
-    db.close();
-    writeFileSync(join(dir, 'seg.csv'), 'id,segment\n1,gold\n');
     // A PostgreSQL source on a port nobody listens on: a source that is down.
     const deadPort = await freePort();
-    writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db"}
+    http = await startHttpInstance('shoal-bad-', (dir) => {
+      const db = new Database(join(dir, 'shop.db'));
+      db.exec("CREATE TABLE orders (id INTEGER PRIMARY KEY, region TEXT, secret TEXT); INSERT INTO orders VALUES (1, 'eu', 's1'), (2, 'us', 's2');");
+      db.exec('CREATE TABLE salaries (id INTEGER); INSERT INTO salaries VALUES (1); CREATE TABLE vault (secret TEXT);');
+      db.close();
+      writeFileSync(join(dir, 'seg.csv'), 'id,segment\n1,gold\n');
+      writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db"}
 auth: {provider: none}
 domains: [{id: sales}, {id: hr}]
 sources:
@@ -49,15 +49,12 @@ roles:
   - {id: admin, capabilities: [admin, query_development, full_results], domain_access: ["*"]}
   - {id: analyst, capabilities: [query_development], domain_access: [sales]}
 `);
-    const { config } = loadConfig({ path: join(dir, 'shoal.yaml') });
-    instance = await ShoalInstance.start({ config, baseDir: dir });
-    app = await buildApp({ service: instance });
+    });
+    app = http.app;
   }, 60_000);
 
   afterAll(async () => {
-    await app?.close();
-    await instance?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await http?.close();
   });
 
   const post = async (sql: string, role: string | null = 'analyst') => {

@@ -98,13 +98,20 @@ describe('a query that does not bind names what is wrong in the config', () => {
     expect(e.message).not.toMatch(/Binder|date_trunc\(/);
   });
 
-  it('a name the query itself uses is left to the generic error: no policy or hidden column is ever revealed by it', async () => {
+  it('a name the query itself uses is the client\'s mistake (400): no policy or hidden column is ever revealed by it', async () => {
     // regoin is both the broken rule's column and a name the user wrote (through a derived table)
     const e = await failure('SELECT t.regoin FROM (SELECT * FROM sales.orders) t', 'analyst');
+    expect(e.code).toBe('SQL_UNKNOWN_COLUMN');
     expect(e.message).not.toMatch(/RLS|rule|regoin/);
     // the user's own date_trunc on a text column is not blamed on a mask
     const f = await failure("SELECT date_trunc('month', region) FROM sales.orders", 'viewer');
+    expect(f.code).toBe('SQL_BAD_ARGUMENTS');
     expect(f.message).not.toMatch(/mask/);
+  });
+
+  it('a registered column the source lacks is named even when the query names it', async () => {
+    const e = await failure('SELECT emial FROM sales.customers', 'admin');
+    expect([e.code, e.message]).toEqual(['SOURCE_QUERY_FAILED', 'registered column sales.customers.emial is not in source shop table customers']);
   });
 
   it('queries that bind still answer', async () => {

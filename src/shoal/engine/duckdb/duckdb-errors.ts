@@ -1,6 +1,6 @@
 /** How a failed or cancelled DuckDB statement is reported: a ShoalError that leaks no row values. */
-import { isCodedError } from '../../../core/errors.js';
 import { ShoalError } from '../../errors.js';
+import { dataException } from '../../sources/source-errors.js';
 
 /** Why the query stopped: the signal's own reason when it is ours (QUERY_TIMEOUT), else a cancellation. */
 export function cancelled(signal?: AbortSignal): ShoalError {
@@ -11,7 +11,7 @@ export function cancelled(signal?: AbortSignal): ShoalError {
 
 /** DuckDB's error text can hold row values: keep it as the cause, report its class only. */
 export function engineError(e: unknown): ShoalError {
-  if (isCodedError(e)) return e as ShoalError;
+  if (e instanceof ShoalError) return e;
   const text = e instanceof Error ? e.message : String(e);
   const kind = /^([A-Za-z ]+ Error):/.exec(text)?.[1] ?? 'Error';
   if (kind === 'Out of Memory Error') {
@@ -19,6 +19,11 @@ export function engineError(e: unknown): ShoalError {
       hint: 'narrow the query (fewer rows, columns or groups), or ask the operator about server.limits.memory_limit and max_temp_directory_size',
       cause: e,
     });
+  }
+  // a failed cast or an overflow is the client's own SQL meeting the data, as at a source (a 400);
+  // anything else the engine rejects is what shoal or the catalog composed (a 502)
+  if (kind === 'Conversion Error' || kind === 'Out of Range Error') {
+    return dataException('the engine', kind === 'Out of Range Error' || /out of range/i.test(text) ? '22003' : '22018', e);
   }
   return new ShoalError('ENGINE_QUERY_FAILED', `the engine could not run the query (${kind})`, {
     hint: 'check the SQL against the registered tables and columns',

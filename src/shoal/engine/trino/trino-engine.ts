@@ -20,8 +20,8 @@
 import { createHash } from 'node:crypto';
 import { access, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { isCodedError } from '../../../core/errors.js';
 import { ShoalError } from '../../errors.js';
+import { dataException } from '../../sources/source-errors.js';
 import { SourcePool } from '../../sources/source-pool.js';
 import { entryFingerprint, entryMatches, type CatalogEntry } from '../catalog-entry.js';
 import { DuckDbConnectors } from '../duckdb/duckdb-connectors.js';
@@ -88,6 +88,9 @@ function cancelled(signal?: AbortSignal): ShoalError {
   return new ShoalError('QUERY_CANCELLED', 'the query was cancelled', { hint: 'the client went away or the request timed out' });
 }
 
+/** Trino's data errors (the client's SQL meeting the data, a 400 as at a source) by SQLSTATE; any other failure is a 502. */
+const TRINO_DATA_ERRORS: Readonly<Record<string, string>> = { DIVISION_BY_ZERO: '22012', INVALID_CAST_ARGUMENT: '22018', NUMERIC_VALUE_OUT_OF_RANGE: '22003' };
+
 function engineError(e: unknown): ShoalError {
   if (e instanceof TrinoQueryError && /EXCEEDED_.*MEMORY|EXCEEDED_.*SPILL/.test(e.errorName)) {
     return new ShoalError('QUERY_MEMORY_LIMIT', 'the query needs more memory than the engine may use', {
@@ -95,7 +98,9 @@ function engineError(e: unknown): ShoalError {
       cause: e,
     });
   }
-  if (isCodedError(e)) return e as ShoalError;
+  const dataState = e instanceof TrinoQueryError ? TRINO_DATA_ERRORS[e.errorName] : undefined;
+  if (dataState !== undefined) return dataException('the engine', dataState, e);
+  if (e instanceof ShoalError) return e;
   return new ShoalError('ENGINE_QUERY_FAILED', 'the engine could not run the query', { hint: 'check the SQL against the registered tables and columns', cause: e });
 }
 
