@@ -31,6 +31,7 @@ import { pushablePredicates } from '../pushdown-safety.js';
 import { type Reach, type TrinoConnectorName, reachFor, unreachableError } from '../reachability.js';
 import { LandingArea, type QueryLanding } from './landing-area.js';
 import { ParquetWriter, type WrittenColumn } from './parquet-writer.js';
+import { SnapshotCopies } from './snapshot-copies.js';
 import { renameTables, tableReferences } from './table-references.js';
 import { TrinoClient, TrinoQueryError } from './trino-client.js';
 import { connectorCatalogStatement, hiveCatalogStatement } from './trino-catalogs.js';
@@ -70,7 +71,6 @@ export interface TrinoEngineOptions {
  * scratch directories may share the Trino.
  */
 const SHARED_CATALOGS = { mv: 'shoal_mv', landed: 'shoal_landed' } as const;
-const MV_SNAPSHOT_SCHEMA = 'snapshots';
 
 function sharedCatalogNames(scratch: string): { readonly mv: string; readonly landed: string } {
   const digest = createHash('sha256').update(scratch).digest('hex').slice(0, 8);
@@ -148,9 +148,8 @@ function isReadOnly(sql: string): boolean {
 
 export class TrinoEngine implements Engine {
   readonly name = 'trino' as const;
-  /** MV snapshots: each published file is copied once into the scratch area and declared as a table. */
-  readonly snapshots = { body: async (path: string): Promise<string> => `SELECT * FROM ${await this.snapshotTable(path)}` };
-  private readonly snapshotTables = new Map<string, Promise<string>>();
+  /** MV snapshots: each published file is copied once into the scratch area and declared as a table (snapshot-copies.ts). */
+  readonly snapshots: SnapshotCopies;
   readonly client: TrinoClient;
   private readonly scratch: string;
   private readonly projected = new Map<string, Projected>();
@@ -181,6 +180,16 @@ export class TrinoEngine implements Engine {
     this.scratch = resolve(options.scratchDir);
     this.connectors = new DuckDbConnectors(pool, options.clock ?? (() => Date.now()));
     this.sharedCatalogs = sharedCatalogNames(this.scratch);
+    this.snapshots = new SnapshotCopies({
+      client: this.client,
+      writer,
+      scratch: this.scratch,
+      catalog: this.sharedCatalogs.mv,
+      ensureCatalog: (name) => this.ensureSharedCatalog(name),
+      exclusive: (work) => this.exclusive(work),
+      checkOpen: () => this.checkOpen(),
+      now: options.clock ?? (() => Date.now()),
+    });
     this.landing = new LandingArea(this.client, this.scratch, this.sharedCatalogs.landed, (name) => this.ensureSharedCatalog(name), {
       ...(options.landingHeartbeatMs === undefined ? {} : { heartbeatMs: options.landingHeartbeatMs }),
       ...(options.landingAbandonedAfterMs === undefined ? {} : { abandonedAfterMs: options.landingAbandonedAfterMs }),
@@ -322,39 +331,6 @@ export class TrinoEngine implements Engine {
     }
     existing.add(entry.catalog);
     this.catalogs.set(entry.catalog, kind);
-  }
-
-  /**
-   * The table of one MV snapshot: `shoal_mv_<scratch digest>.snapshots.s_<digest of its path>`, over a copy of the
-   * file in `<scratch>/mv/<digest>/` (Trino nodes may not see the snapshot store, and a hive table
-   * is a directory). A snapshot file is immutable, so the copy and the table are named by its path
-   * and shared by every instance over the same scratch area: writing the same bytes again, or a
-   * peer's CREATE first, changes nothing a reader sees.
-   */
-  private snapshotTable(path: string): Promise<string> {
-    this.checkOpen();
-    const abs = resolve(path);
-    let held = this.snapshotTables.get(abs);
-    if (held === undefined) {
-      held = this.exclusive(() => this.mountSnapshot(abs));
-      this.snapshotTables.set(abs, held);
-      held.catch(() => this.snapshotTables.delete(abs));
-    }
-    return held;
-  }
-
-  private async mountSnapshot(path: string): Promise<string> {
-    const digest = createHash('sha256').update(path).digest('hex').slice(0, 24);
-    const rel = `mv/${digest}`;
-    const columns = await this.writer.writeSnapshot(path, join(this.scratch, rel, 'data.parquet'));
-    const catalog = this.sharedCatalogs.mv;
-    await this.ensureSharedCatalog(catalog);
-    await this.client.query(`CREATE SCHEMA IF NOT EXISTS ${qualified(catalog, MV_SNAPSHOT_SCHEMA)}`);
-    const name = qualified(catalog, MV_SNAPSHOT_SCHEMA, `s_${digest}`);
-    const defs = columns.map((c) => `${ident(c.name)} ${c.trino}`).join(', ');
-    // never DROP: a peer may be reading the table; same path, same bytes, same columns
-    await this.client.query(`CREATE TABLE IF NOT EXISTS ${name} (${defs}) WITH (format = 'PARQUET', external_location = ${literal(`local:///${rel}`)})`);
-    return name;
   }
 
   /** A hive catalog over the scratch area that every instance shares (shoal_mv, shoal_landed): created by whichever instance comes first, never dropped. */
