@@ -12,12 +12,11 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/shoal/config/load-config.js';
-import type { Cell } from '../../src/shoal/engine/engine.js';
-import { ShoalError } from '../../src/shoal/errors.js';
 import { ShoalInstance } from '../../src/shoal/instance/instance.js';
-import { type GovernanceCatalog, catalogFromConfig, planQuery } from '../../src/shoal/sql/index.js';
+import { type GovernanceCatalog, catalogFromConfig } from '../../src/shoal/sql/index.js';
 import { type Table, salesData, sqlLiteral } from '../shoal/sql/duckdb-harness.js';
-import { type Viewer, collect, lawQueryArb, salesConfigYaml, viewerArb } from '../shoal/sql/pushdown-law.js';
+import { lawQueryArb, salesConfigYaml, viewerArb } from '../shoal/sql/pushdown-law.js';
+import { TRINO_FAILS_CLOSED_CODES, governedOutcome } from './governed-outcome.js';
 import { readyTrino, trinoAvailable } from './trino-context.js';
 
 function writeSqlite(path: string, tables: readonly Table[]): void {
@@ -30,8 +29,6 @@ function writeSqlite(path: string, tables: readonly Table[]): void {
   db.close();
 }
 
-type Outcome = { ok: true; rows: string[] } | { ok: false; code: string };
-const canon = (rows: readonly (readonly Cell[])[]) => rows.map((r) => JSON.stringify(r)).sort();
 
 describe.runIf(trinoAvailable())('governance on DuckDB and on Trino over the same sources', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shoal-trino-gov-'));
@@ -60,34 +57,17 @@ describe.runIf(trinoAvailable())('governance on DuckDB and on Trino over the sam
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function outcome(instance: ShoalInstance, engine: 'duckdb' | 'trino', sql: string, viewer: Viewer): Promise<Outcome | undefined> {
-    let plan;
-    try {
-      plan = planQuery({ sql, role: viewer.role, vars: viewer.vars }, governance, { route: 'engine', engine });
-    } catch (e) {
-      if (e instanceof ShoalError) return { ok: false, code: e.code };
-      throw e;
-    }
-    try {
-      return { ok: true, rows: canon(await collect(instance.engine.execute(plan.sql, plan.pushdown ? { pushdown: plan.pushdown } : {}))) };
-    } catch (e) {
-      if (e instanceof ShoalError) return { ok: false, code: e.code };
-      throw e;
-    }
-  }
-
   it('a governed query gives the same multiset on both engines, for every viewer (or both refuse)', async () => {
     let compared = 0;
     await fc.assert(
       fc.asyncProperty(lawQueryArb, viewerArb, async (sql, viewer) => {
-        const d = await outcome(duck, 'duckdb', sql, viewer);
-        const t = await outcome(trino, 'trino', sql, viewer);
-        if (d?.ok && t?.ok) {
+        const d = await governedOutcome(duck, governance, sql, viewer);
+        const t = await governedOutcome(trino, governance, sql, viewer);
+        if (d.ok && t.ok) {
           compared++;
           expect(t.rows, `${viewer.role} ${JSON.stringify(viewer.vars)}: ${sql}`).toEqual(d.rows);
-        } else if (d?.ok && !t?.ok) {
-          // Trino may fail closed where DuckDB answers (a construct outside its certified subset), never answer differently
-          expect(['SQL_UNSUPPORTED', 'ENGINE_QUERY_FAILED', 'SQL_GENERATE']).toContain(t?.code);
+        } else if (d.ok && !t.ok) {
+          expect(TRINO_FAILS_CLOSED_CODES).toContain(t.code);
         }
       }),
       { numRuns: 20, seed: 15 },

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LandingReport } from '../../../src/shoal/engine/engine.js';
 import { planQuery } from '../../../src/shoal/sql/index.js';
 import { service } from '../../support/service.js';
-import { type Table, salesData, sqlLiteral } from '../../shoal/sql/duckdb-harness.js';
+import { salesData, serverTableSql } from '../../shoal/sql/duckdb-harness.js';
 import { type LawInstance, VIEWERS, collect, lawQueryArb, runBoth, salesConfigYaml, startLawInstance, viewerArb } from '../../shoal/sql/pushdown-law.js';
 
 const postgres = service('postgres');
@@ -22,12 +22,6 @@ const mariadb = service('mariadb');
 const DB = `shoal_pushdown_it_${process.pid}`;
 const data = salesData();
 
-const TYPES: Record<string, Record<string, string>> = {
-  postgres: { integer: 'integer', varchar: 'varchar(200)', date: 'date' },
-  mariadb: { integer: 'INT', varchar: 'VARCHAR(200)', date: 'DATE' },
-};
-const ddl = (t: Table, dialect: string, prefix = '') => `CREATE TABLE ${prefix}${t.name} (${t.cols.map(([n, ty]) => `${n} ${TYPES[dialect]![ty]}`).join(', ')})`;
-const insert = (t: Table, prefix = '') => `INSERT INTO ${prefix}${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`;
 
 /** The law and the effectiveness checks, once the source holds `salesData()`. */
 function pushdownSuite(name: string, sourceLine: () => string, equalCase: (a: unknown, b: unknown) => boolean, schema?: string): void {
@@ -99,8 +93,9 @@ describe.skipIf(postgres.skip)('PostgreSQL', () => {
     // a non-default schema: the engine table is (src, shop, <table>)
     await db.query('CREATE SCHEMA shop');
     for (const t of data) {
-      await db.query(ddl(t, 'postgres', 'shop.'));
-      await db.query(insert(t, 'shop.'));
+      const q = serverTableSql(t, 'postgres', 'shop.');
+      await db.query(q.ddl);
+      await db.query(q.insert);
     }
     await db.end();
   });
@@ -125,8 +120,9 @@ describe.skipIf(mariadb.skip)('MariaDB', () => {
     await conn.query(`CREATE DATABASE ${DB} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci`);
     await conn.query(`USE ${DB}`);
     for (const t of data) {
-      await conn.query(ddl(t, 'mariadb'));
-      await conn.query(insert(t));
+      const q = serverTableSql(t, 'mariadb');
+      await conn.query(q.ddl);
+      await conn.query(q.insert);
     }
   });
   afterAll(async () => {
