@@ -8,27 +8,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/shoal/config/load-config.js';
 import { ShoalInstance } from '../../src/shoal/instance/instance.js';
 import { type GovernanceCatalog, catalogFromConfig } from '../../src/shoal/sql/index.js';
-import { type Table, salesData, sqlLiteral } from '../shoal/sql/duckdb-harness.js';
+import { salesData, writeSqlite } from '../shoal/sql/duckdb-harness.js';
 import { lawQueryArb, salesConfigYaml, viewerArb } from '../shoal/sql/pushdown-law.js';
 import { TRINO_FAILS_CLOSED_CODES, governedOutcome } from './governed-outcome.js';
 import { readyTrino, trinoAvailable } from './trino-context.js';
-
-function writeSqlite(path: string, tables: readonly Table[]): void {
-  const db = new Database(path);
-  const types: Record<string, string> = { integer: 'INTEGER', varchar: 'TEXT', date: 'DATE', decimal: 'REAL' };
-  for (const t of tables) {
-    db.exec(`CREATE TABLE ${t.name} (${t.cols.map(([n, ty]) => `${n} ${types[ty]}`).join(', ')})`);
-    db.exec(`INSERT INTO ${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`);
-  }
-  db.close();
-}
-
 
 describe.runIf(trinoAvailable())('governance on DuckDB and on Trino over the same sources', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shoal-trino-gov-'));
