@@ -15,13 +15,10 @@ import { planQuery } from '../../src/shoal/sql/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/shoal/config/load-config.js';
-import { ShoalInstance } from '../../src/shoal/instance/instance.js';
-import { type GovernanceCatalog, catalogFromConfig } from '../../src/shoal/sql/index.js';
 import { STUDY_REJECTS, corpus } from '../shoal/sql/corpus-queries.js';
 import { type Table, loadTables, openDuck, salesData, tpchData, writeSqlite } from '../shoal/sql/duckdb-harness.js';
 import { corpusConfigYaml } from '../shoal/sql/pushdown-law.js';
-import { TRINO_FAILS_CLOSED_CODES, governedOutcome } from './governed-outcome.js';
+import { type EnginePair, TRINO_FAILS_CLOSED_CODES, governedOutcome, startEnginePair } from './engine-parity.js';
 import { TPCH } from '../shoal/sql/fixtures.js';
 import { salesCatalog } from '../shoal/sql/fixtures.js';
 import { readyTrino, trinoAvailable } from './trino-context.js';
@@ -147,34 +144,24 @@ describe.runIf(trinoAvailable())('the governance corpus on Trino', () => {
  */
 describe.runIf(trinoAvailable())('the governance corpus through both engines over one landed source', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shoal-trino-corpus-'));
-  let duck: ShoalInstance;
-  let trino: ShoalInstance;
-  let governance: GovernanceCatalog;
+  let pair: EnginePair;
   const outcomes = new Map<number, 'same' | 'failed closed'>();
 
   beforeAll(async () => {
     const info = await readyTrino();
     writeSqlite(join(dir, 'shop.db'), [...salesData(), ...tpchData()]);
-    const yaml = corpusConfigYaml('{id: src, type: sqlite, path: shop.db}');
-    governance = catalogFromConfig(loadConfig(yaml).config);
-    const start = async (extra: string, registry: string) => {
-      const { config } = loadConfig(`${extra}${yaml.replace('sqlite:///registry.db', `sqlite:///${registry}`)}`);
-      return ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, mv: { tickMs: 0 }, hot: false, resultCache: false });
-    };
-    duck = await start('', 'duck.db');
-    trino = await start(`federation_engine: trino\nfederation_engine_url: ${info.url}\nfederation_engine_scratch_dir: scratch\n`, 'trino.db');
+    pair = await startEnginePair(corpusConfigYaml('{id: src, type: sqlite, path: shop.db}'), dir, info.url);
   });
   afterAll(async () => {
-    await duck?.close();
-    await trino?.close();
+    await pair?.close();
     rmSync(dir, { recursive: true, force: true });
     console.log(`Trino corpus over a landed source: ${[...outcomes.values()].filter((o) => o === 'same').length} same answer, failed closed: ${[...outcomes].filter(([, o]) => o !== 'same').map(([n]) => n).join(' ')}`);
   });
 
   it.each(cases)('#$n $name', async ({ n, sql }) => {
     const viewer = { role: 'analyst', vars: EU };
-    const d = await governedOutcome(duck, governance, sql, viewer);
-    const t = await governedOutcome(trino, governance, sql, viewer);
+    const d = await governedOutcome(pair.duck, pair.governance, sql, viewer);
+    const t = await governedOutcome(pair.trino, pair.governance, sql, viewer);
     if (!d.ok) {
       // refused for the analyst by planning on both engines alike (this config's policies differ from the catalog fixture's)
       expect(t).toEqual(d);

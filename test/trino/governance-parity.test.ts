@@ -8,21 +8,17 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/shoal/config/load-config.js';
-import { ShoalInstance } from '../../src/shoal/instance/instance.js';
-import { type GovernanceCatalog, catalogFromConfig } from '../../src/shoal/sql/index.js';
+import type { ShoalInstance } from '../../src/shoal/instance/instance.js';
 import { salesData, writeSqlite } from '../shoal/sql/duckdb-harness.js';
-import { lawQueryArb, salesConfigYaml, viewerArb } from '../shoal/sql/pushdown-law.js';
-import { TRINO_FAILS_CLOSED_CODES, governedOutcome } from './governed-outcome.js';
+import { salesConfigYaml } from '../shoal/sql/pushdown-law.js';
+import { type EnginePair, assertGovernedParity, startEnginePair } from './engine-parity.js';
 import { readyTrino, trinoAvailable } from './trino-context.js';
 
 describe.runIf(trinoAvailable())('governance on DuckDB and on Trino over the same sources', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shoal-trino-gov-'));
-  let duck: ShoalInstance;
+  let pair: EnginePair;
   let trino: ShoalInstance;
-  let governance: GovernanceCatalog;
 
   beforeAll(async () => {
     const info = await readyTrino();
@@ -30,37 +26,16 @@ describe.runIf(trinoAvailable())('governance on DuckDB and on Trino over the sam
     writeFileSync(join(dir, 'tiers.csv'), 'tier,rank\ngold,1\nsilver,2\nbronze,3\nGOLD,4\n');
     const yaml = salesConfigYaml('{id: src, type: sqlite, path: shop.db}\n  - {id: tiers, type: csv, path: tiers.csv}')
       .replace('roles:\n', '  - {source_id: tiers, domain_id: sales, table: tiers, columns: [{name: tier, data_type: varchar}, {name: rank, data_type: integer}]}\nroles:\n');
-    governance = catalogFromConfig(loadConfig(yaml).config);
-    const start = async (extra: string, registry: string) => {
-      const { config } = loadConfig(`${extra}${yaml.replace('sqlite:///registry.db', `sqlite:///${registry}`)}`);
-      return ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, mv: { tickMs: 0 }, hot: false, resultCache: false });
-    };
-    duck = await start('', 'duck.db');
-    trino = await start(`federation_engine: trino\nfederation_engine_url: ${info.url}\nfederation_engine_scratch_dir: scratch\n`, 'trino.db');
-    expect(trino.engine.name).toBe('trino');
+    pair = await startEnginePair(yaml, dir, info.url);
+    trino = pair.trino;
   });
   afterAll(async () => {
-    await duck?.close();
-    await trino?.close();
+    await pair?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('a governed query gives the same multiset on both engines, for every viewer (or both refuse)', async () => {
-    let compared = 0;
-    await fc.assert(
-      fc.asyncProperty(lawQueryArb, viewerArb, async (sql, viewer) => {
-        const d = await governedOutcome(duck, governance, sql, viewer);
-        const t = await governedOutcome(trino, governance, sql, viewer);
-        if (d.ok && t.ok) {
-          compared++;
-          expect(t.rows, `${viewer.role} ${JSON.stringify(viewer.vars)}: ${sql}`).toEqual(d.rows);
-        } else if (d.ok && !t.ok) {
-          expect(TRINO_FAILS_CLOSED_CODES).toContain(t.code);
-        }
-      }),
-      { numRuns: 20, seed: 15 },
-    );
-    expect(compared).toBeGreaterThan(10);
+    expect(await assertGovernedParity(pair, { numRuns: 20, seed: 15 })).toBeGreaterThan(10);
   }, 600_000);
 
   it('through the Trino instance\'s pipeline: the analyst sees only its region, emails masked, the hidden column unknown', async () => {

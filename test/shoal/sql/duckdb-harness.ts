@@ -86,20 +86,6 @@ export function sqlLiteral(v: unknown): string {
   return `'${String(v).replace(/'/g, "''")}'`;
 }
 
-/** Column types of the generated tables on the servers the integration and trino tests load them into. */
-export const SERVER_TYPES: Readonly<Record<'postgres' | 'mariadb', Readonly<Record<string, string>>>> = {
-  postgres: { integer: 'integer', varchar: 'varchar(200)', date: 'date' },
-  mariadb: { integer: 'INT', varchar: 'VARCHAR(200)', date: 'DATE' },
-};
-
-/** CREATE TABLE and INSERT of a generated table on a server (`prefix`: a schema, with its dot). */
-export function serverTableSql(t: Table, dialect: 'postgres' | 'mariadb', prefix = ''): { readonly ddl: string; readonly insert: string } {
-  return {
-    ddl: `CREATE TABLE ${prefix}${t.name} (${t.cols.map(([n, ty]) => `${n} ${SERVER_TYPES[dialect][ty]}`).join(', ')})`,
-    insert: `INSERT INTO ${prefix}${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`,
-  };
-}
-
 /** A SQLite file at `path` holding `tables` (decimals as REAL, SQLite's nearest type). */
 export function writeSqlite(path: string, tables: readonly Table[]): void {
   const db = new Database(path);
