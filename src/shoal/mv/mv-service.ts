@@ -43,7 +43,7 @@ import { bindMvRelations, engineNameWithMvs, mvRelationName, snapshotBody, snaps
 import { MvResolver, type MvResolution } from './mv-resolver.js';
 import { RefreshCatalog, type MvDefinition, type MvRow, type RefreshLogEntry, type RefreshVersions } from './refresh-catalog.js';
 import { refreshUnderLease, type RefreshResult } from './refresh-under-lease.js';
-import type { GcReport, SnapshotStore } from './snapshot-store.js';
+import { DEFAULT_GC_GRACE_MS, type GcReport, type SnapshotStore } from './snapshot-store.js';
 import {
   definitionVersion,
   gatherInputSignals,
@@ -603,7 +603,10 @@ export class MvService {
     const referenced = new Set((await this.catalog.list()).flatMap((r) => (r.snapshotId ? [r.snapshotId] : [])));
     const grace = this.options.gcGraceMs === undefined ? {} : { graceMs: this.options.gcGraceMs };
     await this.options.localStore?.collectGarbage({ referenced: new Set([...this.local.values()].map((l) => l.snapshotId)), ...grace });
-    return this.store.collectGarbage({ referenced, ...grace });
+    const report = await this.store.collectGarbage({ referenced, ...grace });
+    // the engine's copies of removed files (Trino: in the scratch area), under the same grace
+    await this.options.engine.snapshots?.collectGarbage?.({ graceMs: this.options.gcGraceMs ?? DEFAULT_GC_GRACE_MS });
+    return report;
   }
 
   /**
