@@ -17,32 +17,41 @@
 import { infoOf, type Collection, type Info } from './structure.js';
 import { EdnList, EdnMap, EdnSet, type EdnValue } from './value.js';
 
-/** Digest → the first collection with it; collisions (rare) go to `more`. */
+/**
+ * Digest → the first collection filed under it; collisions go to `more`. Keyed by the digest's
+ * low 30 bits (a small integer: no boxed number per entry); the rest only sorts more candidates
+ * into a bucket, and every candidate is confirmed anyway.
+ */
 class Buckets {
   private readonly first = new Map<number, Collection>();
   private readonly more = new Map<number, Collection[]>();
 
-  /** The collection filed under `digest` that `same` accepts, else files `v` and returns it. */
-  find(digest: number, v: Collection, same: (c: Collection) => boolean): Collection {
-    const f = this.first.get(digest);
+  /**
+   * The collection filed under `digest` that `same(v, info, c)` accepts, else files `v` and
+   * returns it (`same` is a plain function: no closure per lookup).
+   */
+  find<C>(digest: number, v: Collection, info: Info, ctx: C, same: (ctx: C, v: Collection, info: Info, c: Collection) => boolean): Collection {
+    const key = digest % 0x40000000;
+    const f = this.first.get(key);
     if (f === undefined) {
-      this.first.set(digest, v);
+      this.first.set(key, v);
       return v;
     }
-    if (same(f)) return f;
-    const more = this.more.get(digest);
+    if (same(ctx, v, info, f)) return f;
+    const more = this.more.get(key);
     if (more === undefined) {
-      this.more.set(digest, [v]);
+      this.more.set(key, [v]);
       return v;
     }
-    for (const c of more) if (same(c)) return c;
+    for (const c of more) if (same(ctx, v, info, c)) return c;
     more.push(v);
     return v;
   }
 }
 
 /** Same canonical text, given that equal collection children are already one object. */
-function sameCanonical(a: Info, b: Info): boolean {
+function sameCanonical(_: unknown, _v: Collection, a: Info, c: Collection): boolean {
+  const b = infoOf(c);
   if (a.open !== b.open || a.kids.length !== b.kids.length) return false;
   for (let i = 0; i < a.kids.length; i++) {
     const x = a.kidTexts[i];
@@ -61,7 +70,7 @@ export class HashCons {
   /** `v`, or the collection read earlier with the same canonical text. */
   intern<T extends Collection>(v: T, texts?: readonly (string | undefined)[]): T {
     const info = infoOf(v, texts);
-    return this.canonical.find(info.canon, v, (c) => sameCanonical(info, infoOf(c))) as T;
+    return this.canonical.find(info.canon, v, info, undefined, sameCanonical) as T;
   }
 
   /** The representative of `v`'s class under Clojure `=` among this read's collections. */
@@ -72,45 +81,44 @@ export class HashCons {
     // children first (bottom-up): a representative's children are resolved before it is filed, so
     // the comparison below only looks up, never recurses into a collection being resolved
     for (let i = 0; i < info.kids.length; i++) if (info.kidTexts[i] === undefined) this.eqRep(info.kids[i] as Collection);
-    const rep = this.equal.find(info.eq, v, (c) => this.sameUnderEq(v, info, c));
+    const rep = this.equal.find(info.eq, v, info, this, sameUnderEq);
     this.eqReps.set(v, rep);
     return rep;
   }
 
   /** The identity of a child under `=`: a scalar's text, a collection's representative. */
-  private eqKey(kid: EdnValue, text: string | undefined): string | Collection {
+  eqKey(kid: EdnValue, text: string | undefined): string | Collection {
     return text ?? this.eqRep(kid as Collection);
-  }
-
-  /** `a` = `b`, one level deep (children by `eqKey`, already resolved). */
-  private sameUnderEq(a: Collection, ai: Info, b: Collection): boolean {
-    const bi = infoOf(b);
-    if (ai.kids.length !== bi.kids.length) return false;
-    if (isSeq(a)) {
-      if (!isSeq(b)) return false;
-      for (let i = 0; i < ai.kids.length; i++) {
-        if (this.eqKey(ai.kids[i] as EdnValue, ai.kidTexts[i]) !== this.eqKey(bi.kids[i] as EdnValue, bi.kidTexts[i])) return false;
-      }
-      return true;
-    }
-    if (a instanceof EdnSet) {
-      if (!(b instanceof EdnSet)) return false;
-      // members of one set are distinct under `=`: same size and inclusion is equality
-      const keys = new Set<string | Collection>();
-      for (let i = 0; i < bi.kids.length; i++) keys.add(this.eqKey(bi.kids[i] as EdnValue, bi.kidTexts[i]));
-      for (let i = 0; i < ai.kids.length; i++) if (!keys.has(this.eqKey(ai.kids[i] as EdnValue, ai.kidTexts[i]))) return false;
-      return true;
-    }
-    if (!(a instanceof EdnMap) || !(b instanceof EdnMap)) return false;
-    const values = new Map<string | Collection, string | Collection>();
-    for (let i = 0; i < bi.kids.length; i += 2) {
-      values.set(this.eqKey(bi.kids[i] as EdnValue, bi.kidTexts[i]), this.eqKey(bi.kids[i + 1] as EdnValue, bi.kidTexts[i + 1]));
-    }
-    for (let i = 0; i < ai.kids.length; i += 2) {
-      const w = values.get(this.eqKey(ai.kids[i] as EdnValue, ai.kidTexts[i]));
-      if (w === undefined || w !== this.eqKey(ai.kids[i + 1] as EdnValue, ai.kidTexts[i + 1])) return false;
-    }
-    return true;
   }
 }
 
+/** `a` = `b`, one level deep (children by `eqKey`, already resolved). */
+function sameUnderEq(hc: HashCons, a: Collection, ai: Info, b: Collection): boolean {
+  const bi = infoOf(b);
+  if (ai.kids.length !== bi.kids.length) return false;
+  if (isSeq(a)) {
+    if (!isSeq(b)) return false;
+    for (let i = 0; i < ai.kids.length; i++) {
+      if (hc.eqKey(ai.kids[i] as EdnValue, ai.kidTexts[i]) !== hc.eqKey(bi.kids[i] as EdnValue, bi.kidTexts[i])) return false;
+    }
+    return true;
+  }
+  if (a instanceof EdnSet) {
+    if (!(b instanceof EdnSet)) return false;
+    // members of one set are distinct under `=`: same size and inclusion is equality
+    const keys = new Set<string | Collection>();
+    for (let i = 0; i < bi.kids.length; i++) keys.add(hc.eqKey(bi.kids[i] as EdnValue, bi.kidTexts[i]));
+    for (let i = 0; i < ai.kids.length; i++) if (!keys.has(hc.eqKey(ai.kids[i] as EdnValue, ai.kidTexts[i]))) return false;
+    return true;
+  }
+  if (!(a instanceof EdnMap) || !(b instanceof EdnMap)) return false;
+  const values = new Map<string | Collection, string | Collection>();
+  for (let i = 0; i < bi.kids.length; i += 2) {
+    values.set(hc.eqKey(bi.kids[i] as EdnValue, bi.kidTexts[i]), hc.eqKey(bi.kids[i + 1] as EdnValue, bi.kidTexts[i + 1]));
+  }
+  for (let i = 0; i < ai.kids.length; i += 2) {
+    const w = values.get(hc.eqKey(ai.kids[i] as EdnValue, ai.kidTexts[i]));
+    if (w === undefined || w !== hc.eqKey(ai.kids[i + 1] as EdnValue, ai.kidTexts[i + 1])) return false;
+  }
+  return true;
+}

@@ -23,7 +23,7 @@
 import { TikError } from '../errors.js';
 import { emit, MAX_DEPTH } from './emit.js';
 import { HashCons } from './hash-cons.js';
-import { isCollection, scalarText, type Collection } from './structure.js';
+import { isCollection, scalarText, withReadScope, type Collection } from './structure.js';
 import { parseInstant } from './instant-text.js';
 import { EdnList, EdnMap, EdnSet, EdnSymbol, Instant, Keyword, Uuid, type EdnValue, type EntryId } from './value.js';
 
@@ -501,11 +501,13 @@ export function readEdn(text: string, source?: string): EdnValue {
   const bad = LONE_SURROGATE.exec(text);
   if (bad) r.fail('the text holds a lone UTF-16 surrogate (not a character)', bad.index);
   if (text.charCodeAt(0) === 0xfeff) r.fail('unexpected byte-order mark at the start of the text', 0, 'save the file as UTF-8 without a BOM');
-  const v = r.readItem(-1, 0);
-  if (v === EOF) r.fail('no form: the text is empty or holds only whitespace and comments');
-  const extra = r.readItem(-1, 0);
-  if (extra !== EOF) r.fail('more than one top-level form', r.itemStart, 'a tik EDN text holds exactly one form');
-  return v as EdnValue;
+  return withReadScope(() => {
+    const v = r.readItem(-1, 0);
+    if (v === EOF) r.fail('no form: the text is empty or holds only whitespace and comments');
+    const extra = r.readItem(-1, 0);
+    if (extra !== EOF) r.fail('more than one top-level form', r.itemStart, 'a tik EDN text holds exactly one form');
+    return v as EdnValue;
+  });
 }
 
 /** Offset of the first byte that is not part of well-formed UTF-8, or -1. */

@@ -18,7 +18,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { emit } from './emit.js';
-import { EdnList, EdnMap, EdnSet, Keyword, type EdnValue } from './value.js';
+import { EdnList, EdnMap, EdnSet, Keyword, keepMemo, memoOf, type EdnValue } from './value.js';
 
 /** Work counters, for tests that check growth by counting steps rather than timing them. */
 export const structureWork = { compareSteps: 0, hashedWords: 0 };
@@ -95,14 +95,19 @@ class Hasher {
   }
 }
 
-/** The one hasher: each digest is started and finished before the next starts (children first). */
+/**
+ * The hashers (reused: nothing is allocated per digest): H0 for scalar texts; H1 and H2 for a
+ * collection's own digests, each started and finished with only H0 used in between.
+ */
+const H0 = new Hasher();
 const H1 = new Hasher();
+const H2 = new Hasher();
 
 const SCALAR = 1, VECTOR = 2, LIST = 3, MAP = 4, SET = 5, SEQ_EQ = 6, ENTRY_EQ = 7;
 
 /** The digest of a scalar's canonical text (two UTF-16 units per word). */
 export function textDigest(text: string): number {
-  const h = H1.reset(SCALAR);
+  const h = H0.reset(SCALAR);
   const n = text.length;
   let i = 0;
   for (; i + 1 < n; i += 2) h.word(text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16));
@@ -139,7 +144,25 @@ export interface Info {
   readonly repeats: boolean;
 }
 
+/** Vectors' structures (a frozen array has no memo slot); lists, maps and sets keep theirs. */
 const infos = new WeakMap<object, Info>();
+/**
+ * During a read, vectors' structures go to this plain table instead (a WeakMap entry per vector
+ * made garbage collection dominate reading); it is dropped with the read. A vector's structure is
+ * recomputed if asked for again later (only a set or map built afterwards, around it, asks).
+ */
+let readScope: Map<object, Info> | undefined;
+
+/** Run `f` (a read) with vectors' structures kept in a table of its own (scopes nest). */
+export function withReadScope<T>(f: () => T): T {
+  const outer = readScope;
+  readScope = new Map();
+  try {
+    return f();
+  } finally {
+    readScope = outer;
+  }
+}
 
 // The facts of the last child given to `facts` (no tuple allocated per child).
 let factText: string | undefined;
@@ -168,10 +191,13 @@ const numeric = (a: number, b: number): number => a - b;
  * written again.
  */
 export function infoOf(v: Collection, texts?: readonly (string | undefined)[]): Info {
-  const known = infos.get(v);
+  const vector = Array.isArray(v);
+  const known = (vector ? (readScope?.get(v) ?? infos.get(v)) : memoOf(v)) as Info | undefined;
   if (known !== undefined) return known;
-  const info = Array.isArray(v) || v instanceof EdnList ? seqInfo(v, texts) : v instanceof EdnSet ? setInfo(v, texts) : mapInfo(v as EdnMap, texts);
-  infos.set(v, info);
+  const info = vector || v instanceof EdnList ? seqInfo(v, texts) : v instanceof EdnSet ? setInfo(v, texts) : mapInfo(v as EdnMap, texts);
+  if (!vector) keepMemo(v, info);
+  else if (readScope !== undefined) readScope.set(v, info);
+  else infos.set(v, info);
   return info;
 }
 
@@ -179,21 +205,31 @@ function seqInfo(v: readonly EdnValue[] | EdnList, texts: readonly (string | und
   const list = v instanceof EdnList;
   const items: readonly EdnValue[] = list ? v.items : v;
   const n = items.length;
-  const kidTexts: (string | undefined)[] = new Array<string | undefined>(n);
-  const canon: number[] = new Array<number>(n);
-  const eq: number[] = new Array<number>(n);
+  // children's structures first (computed now only for values not built by the reader), so the
+  // two digests below can run side by side with nothing else hashing in between but scalars
   for (let i = 0; i < n; i++) {
-    facts(items[i] as EdnValue, texts?.[i]);
-    kidTexts[i] = factText;
-    canon[i] = factCanon;
-    eq[i] = factEq;
+    const x = items[i] as EdnValue;
+    if (isCollection(x)) infoOf(x);
   }
+  const kidTexts: (string | undefined)[] = new Array<string | undefined>(n);
   const hc = H1.reset(list ? LIST : VECTOR);
-  for (let i = 0; i < n; i++) hc.digest(canon[i]!);
-  const c = hc.finish();
-  const he = H1.reset(SEQ_EQ);
-  for (let i = 0; i < n; i++) he.digest(eq[i]!);
-  return { canon: c, eq: he.finish(), open: list ? '(' : '[', close: list ? 41 : 93, kids: items, kidTexts, order: undefined, repeats: false };
+  const he = H2.reset(SEQ_EQ);
+  for (let i = 0; i < n; i++) {
+    const x = items[i] as EdnValue;
+    if (isCollection(x)) {
+      const k = infoOf(x);
+      kidTexts[i] = undefined;
+      hc.digest(k.canon);
+      he.digest(k.eq);
+    } else {
+      const t = texts?.[i] ?? scalarText(x);
+      const d = textDigest(t);
+      kidTexts[i] = t;
+      hc.digest(d);
+      he.digest(d);
+    }
+  }
+  return { canon: hc.finish(), eq: he.finish(), open: list ? '(' : '[', close: list ? 41 : 93, kids: items, kidTexts, order: undefined, repeats: false };
 }
 
 /** Positions 0‥n-1 sorted by the canonical order of `vals` (texts of scalars in `texts`). */
