@@ -8,8 +8,9 @@
  *   body to a file — transport plus disk, no parsing and no admission;
  * - a second floor: copying the source's event files (`cpSync`), one file per event like the store.
  * Reports MiB/s of event bytes for each, the ratios, and each server's peak RSS (VmHWM).
- * Run: `npm run build && node dist/bench/tik/push.js [--mib=N]` (default 8 MiB, under a minute;
- * `--mib=256` for a big run). Never asserts time.
+ * Run: `npm run build && node dist/bench/tik/push.js [--mib=N] [--event-kib=K]` (default 8 MiB of
+ * ~290-byte events, under a minute; `--mib=256` for a big run; `--event-kib=64` for large events,
+ * one create per ticket). Never asserts time.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -25,7 +26,9 @@ import { benchStore, benchTicket, writeTicket } from './fixture.js';
 
 const MIB = 1 << 20;
 const mib = Number(process.argv.find((a) => a.startsWith('--mib='))?.slice(6) ?? 8);
-const PER_TICKET = 100;
+const eventKib = Number(process.argv.find((a) => a.startsWith('--event-kib='))?.slice(12) ?? 0);
+/** Small events: tickets of 100 (the bench ticket); `--event-kib=K`: one create per ticket, its title K KiB. */
+const PER_TICKET = eventKib > 0 ? 1 : 100;
 const BATCH = 1000;
 const here = dirname(fileURLToPath(import.meta.url));
 const CLI = join(here, '..', '..', 'src', 'tik', 'cli', 'main.js');
@@ -109,7 +112,7 @@ try {
   let eventBytes = 0;
   let events = 0;
   for (let t = 0; eventBytes < mib * MIB; t++) {
-    writeTicket(src, def, benchTicket(t), PER_TICKET);
+    writeTicket(src, def, benchTicket(t), PER_TICKET, eventKib > 0 ? 't'.repeat(eventKib * 1024) : undefined);
     const dir = join(src, 'tickets', benchTicket(t), 'events');
     for (const f of readdirSync(dir)) eventBytes += statSync(join(dir, f)).size;
     events += PER_TICKET;
