@@ -16,7 +16,7 @@
  * built elsewhere are walked instead of skipped: slower, never wrong. The digest is
  * HalfSipHash-1-3 under a key drawn per process, so input cannot be crafted to collide often.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { emit } from './emit.js';
 import { EdnList, EdnMap, EdnSet, Keyword, keepMemo, memoOf, type EdnValue } from './value.js';
 
@@ -105,10 +105,18 @@ const H2 = new Hasher();
 
 const SCALAR = 1, VECTOR = 2, LIST = 3, MAP = 4, SET = 5, SEQ_EQ = 6, ENTRY_EQ = 7;
 
+/** From this length on, a scalar text is digested natively (SHA-256: about ten times faster). */
+const NATIVE_FROM = 256;
+
 /** The digest of a scalar's canonical text (two UTF-16 units per word). */
 export function textDigest(text: string): number {
-  const h = H0.reset(SCALAR);
   const n = text.length;
+  if (n >= NATIVE_FROM) {
+    structureWork.hashedWords += n >> 1;
+    const d = createHash('sha256').update(key).update(text).digest();
+    return (d.readUIntLE(0, 6) + (d[6]! & 0x1f) * 2 ** 48) % digestModulus;
+  }
+  const h = H0.reset(SCALAR);
   let i = 0;
   for (; i + 1 < n; i += 2) h.word(text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16));
   if (i < n) h.word(text.charCodeAt(i) | 0xffff0000);
@@ -122,9 +130,14 @@ export function isCollection(v: EdnValue): v is Collection {
   return Array.isArray(v) || v instanceof EdnList || v instanceof EdnMap || v instanceof EdnSet;
 }
 
-/** The canonical text of a scalar (a keyword without the general writer). */
+const MIN_I64 = -(2n ** 63n);
+const MAX_I64 = 2n ** 63n - 1n;
+
+/** The canonical text of a scalar (a keyword or an integer in range without the general writer). */
 export function scalarText(v: EdnValue): string {
-  return v instanceof Keyword ? ':' + v.text : emit(v);
+  if (v instanceof Keyword) return ':' + v.text;
+  if (typeof v === 'bigint' && v >= MIN_I64 && v <= MAX_I64) return v.toString();
+  return emit(v);
 }
 
 export interface Info {
