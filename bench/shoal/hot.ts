@@ -42,6 +42,10 @@ async function answer(instance: ShoalInstance, sql: string): Promise<{ rows: str
   return { rows: JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)), hot: r.headers?.['x-shoal-hot'] !== undefined };
 }
 
+/** A fact table (id, dim_id, amount) of a Parquet source, as a config entry. */
+const factTable = (source: string, table: string): string =>
+  `{source_id: ${source}, domain_id: bench, table: ${table}, columns: [{name: id, data_type: bigint}, {name: dim_id, data_type: bigint}, {name: amount, data_type: double}]}`;
+
 function yaml(dimSource: string): string {
   return `control_plane: {tenant_url: "sqlite:///registry.db"}
 domains: [{id: bench}]
@@ -50,20 +54,8 @@ sources:
   - {id: recent, type: parquet, path: recent.parquet}
   - ${dimSource}
 tables:
-  - source_id: files
-    domain_id: bench
-    table: facts
-    columns:
-      - {name: id, data_type: bigint}
-      - {name: dim_id, data_type: bigint}
-      - {name: amount, data_type: double}
-  - source_id: recent
-    domain_id: bench
-    table: recent
-    columns:
-      - {name: id, data_type: bigint}
-      - {name: dim_id, data_type: bigint}
-      - {name: amount, data_type: double}
+  - ${factTable('files', 'facts')}
+  - ${factTable('recent', 'recent')}
   - source_id: dims
     domain_id: bench
     table: dims
