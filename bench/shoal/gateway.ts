@@ -1,5 +1,7 @@
 /**
- * shoal's gateway overhead, measured side by side in one run (ratios, never timed assertions):
+ * shoal's gateway overhead, measured side by side in one run (ratios, never timed assertions).
+ * Each pair is measured interleaved (`sideBySide`: both warm, alternating order per round), and
+ * both sides deliver the result rows to JavaScript, so a ratio compares like with like:
  * - an aggregate over N rows of a Parquet file: the instance (parse → govern → generate → engine)
  *   against the same SQL on a raw in-memory DuckDB;
  * - point lookups on the same table, instance against raw DuckDB;
@@ -21,7 +23,7 @@ import { factsParquet } from './facts-parquet.js';
 import { ShoalInstance } from '../../src/shoal/instance/instance.js';
 import { buildApp } from '../../src/shoal/server/app.js';
 import { isMissing, startPostgres } from '../../test/support/services.js';
-import { median, type BenchResult } from '../tik/measure.js';
+import { settle, sideBySide, type BenchResult } from '../tik/measure.js';
 
 async function drain(instance: ShoalInstance, sql: string, role = 'admin', vars: Record<string, string> = {}): Promise<number> {
   const r = await instance.query({ sql, role, vars }, new AbortController().signal);
@@ -30,9 +32,10 @@ async function drain(instance: ShoalInstance, sql: string, role = 'admin', vars:
   return n;
 }
 
+/** The floor: the same SQL on a raw DuckDB connection, its rows converted to JS values as the instance's are. */
 async function rawDuck(conn: Awaited<ReturnType<DuckDBInstance['connect']>>, sql: string): Promise<number> {
   const reader = await conn.runAndReadAll(sql);
-  return reader.currentRowCount;
+  return reader.getRowsJson().length;
 }
 
 const COLUMNS = `columns:
@@ -70,21 +73,27 @@ ${ROLES}
     const instance = await ShoalInstance.start({ config, baseDir: dir, resultCache: false }); // the governed path itself, not cache hits (bench/shoal/cache.ts)
     try {
       const agg = 'SELECT region, count(*) AS n, sum(amount) AS total FROM facts GROUP BY region ORDER BY region';
-      const floorAgg = await median(runs, () => rawDuck(rc, agg));
-      const gwAgg = await median(runs, () => drain(instance, agg.replace('FROM facts', 'FROM bench.facts')));
-      results.push({ name: `shoal: aggregate over ${rows} rows`, floorMs: floorAgg, ms: gwAgg, note: 'instance vs raw DuckDB on the same Parquet file' });
-      const gwAggGov = await median(runs, () => drain(instance, agg.replace('FROM facts', 'FROM bench.facts'), 'analyst', { 'provisa.user_region': 'eu' }));
-      results.push({ name: `shoal: aggregate, RLS role`, floorMs: floorAgg, ms: gwAggGov, note: 'same, as a role with a row filter' });
+      // warm: the first plan loads the SQL library, whose background compilation must be over before timing
+      await drain(instance, agg.replace('FROM facts', 'FROM bench.facts'));
+      await settle();
+      const aggPair = await sideBySide(runs, () => rawDuck(rc, agg), () => drain(instance, agg.replace('FROM facts', 'FROM bench.facts')));
+      results.push({ name: `shoal: aggregate over ${rows} rows`, ...aggPair, note: 'instance vs raw DuckDB on the same Parquet file' });
+      const rlsAgg = `${agg.replace(' GROUP BY', " WHERE region = 'eu' GROUP BY")}`;
+      const aggGov = await sideBySide(runs, () => rawDuck(rc, rlsAgg), () => drain(instance, agg.replace('FROM facts', 'FROM bench.facts'), 'analyst', { 'provisa.user_region': 'eu' }));
+      results.push({ name: `shoal: aggregate, RLS role`, ...aggGov, note: 'same, as a role with a row filter (raw DuckDB: the filter written into the SQL)' });
 
       const lookups = 50;
       const ids = Array.from({ length: lookups }, (_, i) => (i * 7919) % rows);
-      const floorPoint = await median(runs, async () => {
-        for (const id of ids) await rawDuck(rc, `SELECT * FROM facts WHERE id = ${id}`);
-      });
-      const gwPoint = await median(runs, async () => {
-        for (const id of ids) await drain(instance, `SELECT * FROM bench.facts WHERE id = ${id}`);
-      });
-      results.push({ name: `shoal: ${lookups} point lookups`, floorMs: floorPoint, ms: gwPoint, note: 'instance vs raw DuckDB' });
+      const point = await sideBySide(
+        runs,
+        async () => {
+          for (const id of ids) await rawDuck(rc, `SELECT * FROM facts WHERE id = ${id}`);
+        },
+        async () => {
+          for (const id of ids) await drain(instance, `SELECT * FROM bench.facts WHERE id = ${id}`);
+        },
+      );
+      results.push({ name: `shoal: ${lookups} point lookups`, ...point, note: 'instance vs raw DuckDB' });
       results.push(await benchHttp(instance, rc, ids, runs));
     } finally {
       await instance.close();
@@ -117,13 +126,16 @@ async function benchHttp(instance: ShoalInstance, rc: Awaited<ReturnType<DuckDBI
       if (!r.ok) throw new Error(`bench: ${url} answered ${r.status}: ${await r.text()}`);
       await r.arrayBuffer();
     };
-    const floor = await median(runs, async () => {
-      for (const id of ids) await post(`${bareUrl}/sql`, { id });
-    });
-    const ms = await median(runs, async () => {
-      for (const id of ids) await post(`${gwUrl}/data/sql`, { sql: `SELECT * FROM bench.facts WHERE id = ${id}` }, { 'x-provisa-role': 'admin' });
-    });
-    return { name: `shoal: ${ids.length} point lookups over HTTP`, floorMs: floor, ms, note: 'POST /data/sql vs a bare Fastify handler on raw DuckDB' };
+    const pair = await sideBySide(
+      runs,
+      async () => {
+        for (const id of ids) await post(`${bareUrl}/sql`, { id });
+      },
+      async () => {
+        for (const id of ids) await post(`${gwUrl}/data/sql`, { sql: `SELECT * FROM bench.facts WHERE id = ${id}` }, { 'x-provisa-role': 'admin' });
+      },
+    );
+    return { name: `shoal: ${ids.length} point lookups over HTTP`, ...pair, note: 'POST /data/sql vs a bare Fastify handler on raw DuckDB' };
   } finally {
     await app.close();
     await bare.close();
@@ -158,18 +170,22 @@ ${ROLES}
     const instance = await ShoalInstance.start({ config, baseDir: dir, resultCache: false }); // the governed path itself, not cache hits (bench/shoal/cache.ts)
     try {
       const ids = Array.from({ length: 50 }, (_, i) => (i * 7919) % rows);
-      const floor = await median(runs, async () => {
-        for (const id of ids) await client.query('SELECT id, region, amount, email FROM facts WHERE id = $1', [id]);
-      });
-      const gw = await median(runs, async () => {
-        for (const id of ids) await drain(instance, `SELECT id, region, amount, email FROM bench.facts WHERE id = ${id}`);
-      });
+      await drain(instance, 'SELECT id FROM bench.facts WHERE id = 1');
+      await settle();
+      const point = await sideBySide(
+        runs,
+        async () => {
+          for (const id of ids) await client.query('SELECT id, region, amount, email FROM facts WHERE id = $1', [id]);
+        },
+        async () => {
+          for (const id of ids) await drain(instance, `SELECT id, region, amount, email FROM bench.facts WHERE id = ${id}`);
+        },
+      );
       const agg = 'SELECT region, count(*) AS n FROM facts GROUP BY region';
-      const floorAgg = await median(runs, () => client.query(agg));
-      const gwAgg = await median(runs, () => drain(instance, agg.replace('FROM facts', 'FROM bench.facts')));
+      const aggPair = await sideBySide(runs, () => client.query(agg), () => drain(instance, agg.replace('FROM facts', 'FROM bench.facts')));
       return [
-        { name: 'shoal direct: 50 point lookups', floorMs: floor, ms: gw, note: 'direct route vs raw pg client' },
-        { name: `shoal direct: aggregate over ${rows} rows`, floorMs: floorAgg, ms: gwAgg, note: 'direct route vs raw pg client' },
+        { name: 'shoal direct: 50 point lookups', ...point, note: 'direct route vs raw pg client' },
+        { name: `shoal direct: aggregate over ${rows} rows`, ...aggPair, note: 'direct route vs raw pg client' },
       ];
     } finally {
       await instance.close();
@@ -194,16 +210,19 @@ roles: [{id: admin, capabilities: [admin, query_development, full_results], doma
   const { config } = loadConfig({ path: join(dir, 'cold.yaml') });
   // Populate the registry once; each measured start only reads it back and rebuilds the catalog.
   await (await ShoalInstance.start({ config, baseDir: dir })).close();
-  const floor = await median(runs, async () => {
-    const db = await DuckDBInstance.create(':memory:');
-    const c = await db.connect();
-    for (let i = 0; i < tables; i++) await c.run(`CREATE VIEW t${i} AS SELECT * FROM read_csv_auto('${csv}')`);
-    c.closeSync();
-  });
-  const ms = await median(runs, async () => {
-    const inst = await ShoalInstance.start({ config, baseDir: dir, importConfig: false, resultCache: false });
-    await drain(inst, 'SELECT count(*) FROM bench.t99');
-    await inst.close();
-  });
-  return { name: `shoal: cold start, ${tables} tables`, floorMs: floor, ms, note: 'registry read + catalog rebuild + first query vs raw DuckDB creating the views' };
+  const pair = await sideBySide(
+    runs,
+    async () => {
+      const db = await DuckDBInstance.create(':memory:');
+      const c = await db.connect();
+      for (let i = 0; i < tables; i++) await c.run(`CREATE VIEW t${i} AS SELECT * FROM read_csv_auto('${csv}')`);
+      c.closeSync();
+    },
+    async () => {
+      const inst = await ShoalInstance.start({ config, baseDir: dir, importConfig: false, resultCache: false });
+      await drain(inst, 'SELECT count(*) FROM bench.t99');
+      await inst.close();
+    },
+  );
+  return { name: `shoal: cold start, ${tables} tables`, ...pair, note: 'registry read + catalog rebuild + first query vs raw DuckDB creating the views' };
 }

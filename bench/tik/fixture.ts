@@ -34,9 +34,10 @@ export const benchTicket = (n: number): string => `0be4c700-0000-4000-8000-${n.t
 
 /**
  * Write one ticket of `count` events: a create, then a linear history of asserts over the eight
- * facts (with a retract, a dispute and an attach now and then), one second apart.
+ * facts (with a retract, a dispute and an attach now and then), one second apart. `title` replaces
+ * the create's short title (to make large events).
  */
-export function writeTicket(root: string, def: ProcessDef, ticket: string, count: number): TikEvent[] {
+export function writeTicket(root: string, def: ProcessDef, ticket: string, count: number, title?: string): TikEvent[] {
   const dir = join(root, 'tickets', ticket, 'events');
   mkdirSync(dir, { recursive: true });
   const uuid = new Uuid(ticket);
@@ -55,7 +56,7 @@ export function writeTicket(root: string, def: ProcessDef, ticket: string, count
     events.push(event);
   };
   put('ticket/create', 'bench', [
-    [k('ticket/title'), `bench ${ticket.slice(-6)}`],
+    [k('ticket/title'), title ?? `bench ${ticket.slice(-6)}`],
     [k('ticket/process'), k('bench')],
     [k('ticket/process-version'), def.version],
     [k('ticket/process-hash'), def.hash],

@@ -17,6 +17,59 @@ export async function median(runs: number, f: () => unknown): Promise<number> {
 }
 
 /**
+ * Wait (at most `maxMs`) until this process is quiet: under 5% of a core used over a 500 ms
+ * window. After an instance starts and plans its first query, V8 keeps compiling the SQL
+ * library's WebAssembly and hot JavaScript in background threads for several seconds (about
+ * 3 s of CPU per isolate, measured with perf on the 2-core bench host); a side measured during
+ * that competes with it for the cores, and the other side, measured later, does not.
+ */
+export async function settle(maxMs = 30_000): Promise<void> {
+  const end = performance.now() + maxMs;
+  while (performance.now() < end) {
+    const before = process.cpuUsage();
+    const t = performance.now();
+    await new Promise((r) => setTimeout(r, 500));
+    const used = process.cpuUsage(before);
+    if ((used.user + used.system) / 1000 < 0.05 * (performance.now() - t)) return;
+  }
+}
+
+/** Medians (ms) of a floor and a subject measured side by side. */
+export interface SideBySide {
+  readonly floorMs: number;
+  readonly ms: number;
+}
+
+/**
+ * Median wall times of `floor` and `subject`, measured interleaved: one warm-up call each, then
+ * `runs` rounds that run both, the order alternating (floor first, then subject first), so a
+ * machine whose load changes during the run slows both sides alike. Measuring all of one side
+ * and then all of the other turns a load change into a ratio.
+ */
+export async function sideBySide(runs: number, floor: () => unknown, subject: () => unknown): Promise<SideBySide> {
+  await floor();
+  await subject();
+  const f: number[] = [];
+  const s: number[] = [];
+  const time = async (g: () => unknown, into: number[]): Promise<void> => {
+    const t = performance.now();
+    await g();
+    into.push(performance.now() - t);
+  };
+  for (let i = 0; i < runs; i++) {
+    if (i % 2 === 0) {
+      await time(floor, f);
+      await time(subject, s);
+    } else {
+      await time(subject, s);
+      await time(floor, f);
+    }
+  }
+  const mid = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return { floorMs: mid(f), ms: mid(s) };
+}
+
+/**
  * The floor: just read and hash every event file of the given tickets (what any implementation
  * must do before it can trust a byte).
  */

@@ -8,36 +8,17 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/shoal/check/load-config.js';
-import type { Cell } from '../../src/shoal/engine/engine.js';
-import { ShoalError } from '../../src/shoal/errors.js';
-import { ShoalInstance } from '../../src/shoal/instance/instance.js';
-import { type GovernanceCatalog, catalogFromConfig, planQuery } from '../../src/shoal/sql/index.js';
-import { type Table, salesData, sqlLiteral } from '../shoal/sql/duckdb-harness.js';
-import { type Viewer, collect, lawQueryArb, salesConfigYaml, viewerArb } from '../shoal/sql/pushdown-law.js';
+import type { ShoalInstance } from '../../src/shoal/instance/instance.js';
+import { salesData, writeSqlite } from '../shoal/sql/duckdb-harness.js';
+import { salesConfigYaml } from '../shoal/sql/pushdown-law.js';
+import { type EnginePair, assertGovernedParity, startEnginePair } from './engine-parity.js';
 import { readyTrino, trinoAvailable } from './trino-context.js';
-
-function writeSqlite(path: string, tables: readonly Table[]): void {
-  const db = new Database(path);
-  const types: Record<string, string> = { integer: 'INTEGER', varchar: 'TEXT', date: 'DATE', decimal: 'REAL' };
-  for (const t of tables) {
-    db.exec(`CREATE TABLE ${t.name} (${t.cols.map(([n, ty]) => `${n} ${types[ty]}`).join(', ')})`);
-    db.exec(`INSERT INTO ${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`);
-  }
-  db.close();
-}
-
-type Outcome = { ok: true; rows: string[] } | { ok: false; code: string };
-const canon = (rows: readonly (readonly Cell[])[]) => rows.map((r) => JSON.stringify(r)).sort();
 
 describe.runIf(trinoAvailable())('governance on DuckDB and on Trino over the same sources', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shoal-trino-gov-'));
-  let duck: ShoalInstance;
+  let pair: EnginePair;
   let trino: ShoalInstance;
-  let governance: GovernanceCatalog;
 
   beforeAll(async () => {
     const info = await readyTrino();
@@ -45,55 +26,16 @@ describe.runIf(trinoAvailable())('governance on DuckDB and on Trino over the sam
     writeFileSync(join(dir, 'tiers.csv'), 'tier,rank\ngold,1\nsilver,2\nbronze,3\nGOLD,4\n');
     const yaml = salesConfigYaml('{id: src, type: sqlite, path: shop.db}\n  - {id: tiers, type: csv, path: tiers.csv}')
       .replace('roles:\n', '  - {source_id: tiers, domain_id: sales, table: tiers, columns: [{name: tier, data_type: varchar}, {name: rank, data_type: integer}]}\nroles:\n');
-    governance = catalogFromConfig(loadConfig(yaml).config);
-    const start = async (extra: string, registry: string) => {
-      const { config } = loadConfig(`${extra}${yaml.replace('sqlite:///registry.db', `sqlite:///${registry}`)}`);
-      return ShoalInstance.start({ config, baseDir: dir, pollMs: 60_000, mv: { tickMs: 0 }, hot: false, resultCache: false });
-    };
-    duck = await start('', 'duck.db');
-    trino = await start(`federation_engine: trino\nfederation_engine_url: ${info.url}\nfederation_engine_scratch_dir: scratch\n`, 'trino.db');
-    expect(trino.engine.name).toBe('trino');
+    pair = await startEnginePair(yaml, dir, info.url);
+    trino = pair.trino;
   });
   afterAll(async () => {
-    await duck?.close();
-    await trino?.close();
+    await pair?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function outcome(instance: ShoalInstance, engine: 'duckdb' | 'trino', sql: string, viewer: Viewer): Promise<Outcome | undefined> {
-    let plan;
-    try {
-      plan = planQuery({ sql, role: viewer.role, vars: viewer.vars }, governance, { route: 'engine', engine });
-    } catch (e) {
-      if (e instanceof ShoalError) return { ok: false, code: e.code };
-      throw e;
-    }
-    try {
-      return { ok: true, rows: canon(await collect(instance.engine.execute(plan.sql, plan.pushdown ? { pushdown: plan.pushdown } : {}))) };
-    } catch (e) {
-      if (e instanceof ShoalError) return { ok: false, code: e.code };
-      throw e;
-    }
-  }
-
   it('a governed query gives the same multiset on both engines, for every viewer (or both refuse)', async () => {
-    let compared = 0;
-    await fc.assert(
-      fc.asyncProperty(lawQueryArb, viewerArb, async (sql, viewer) => {
-        const d = await outcome(duck, 'duckdb', sql, viewer);
-        const t = await outcome(trino, 'trino', sql, viewer);
-        if (d?.ok && t?.ok) {
-          compared++;
-          expect(t.rows, `${viewer.role} ${JSON.stringify(viewer.vars)}: ${sql}`).toEqual(d.rows);
-        } else if (d?.ok && !t?.ok) {
-          // Trino may fail closed where DuckDB answers (a construct outside its certified subset; a division
-          // by zero, which DuckDB answers with NULL and Trino refuses as a data error), never answer differently
-          expect(['SQL_UNSUPPORTED', 'ENGINE_QUERY_FAILED', 'SQL_GENERATE', 'SQL_DATA_EXCEPTION']).toContain(t?.code);
-        }
-      }),
-      { numRuns: 20, seed: 15 },
-    );
-    expect(compared).toBeGreaterThan(10);
+    expect(await assertGovernedParity(pair, { numRuns: 20, seed: 15 })).toBeGreaterThan(10);
   }, 600_000);
 
   it('through the Trino instance\'s pipeline: the analyst sees only its region, emails masked, the hidden column unknown', async () => {

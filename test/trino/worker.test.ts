@@ -56,6 +56,8 @@ describe.runIf(trinoAvailable())('a Trino cluster of two nodes', () => {
     const [[queryId]] = (await client.rows(`SELECT query_id FROM system.runtime.queries WHERE query LIKE '%${tag}%' AND query NOT LIKE '%system.runtime%'`)) as [[string]];
     const nodes = new Set((await client.rows(`SELECT DISTINCT node_id FROM system.runtime.tasks WHERE query_id = '${queryId}'`)).map((x) => String(x[0])));
     const [[coordinatorId]] = (await client.rows('SELECT node_id FROM system.runtime.nodes WHERE coordinator')) as [[string]];
-    expect([...nodes].sort()).toEqual([coordinatorId, workerId].sort());
+    // a coordinator given by TRINO_URL may have more workers than the one started here
+    expect(nodes).toContain(coordinatorId);
+    expect(nodes).toContain(workerId);
   });
 });

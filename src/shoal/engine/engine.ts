@@ -86,6 +86,11 @@ export interface SourceHealth {
 export interface SnapshotReader {
   /** A SELECT of every row of the snapshot file at `path` (prepared once per file: snapshots are immutable). */
   body(path: string): Promise<string>;
+  /**
+   * Remove what the engine keeps for snapshot files the store has removed, once they have been gone
+   * for `graceMs` (called after the store's own garbage collection).
+   */
+  collectGarbage?(options: { readonly graceMs: number }): Promise<{ readonly removed: readonly string[] }>;
 }
 
 export interface Engine {

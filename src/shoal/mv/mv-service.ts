@@ -41,7 +41,7 @@ import { refreshInputs, type RefreshInputs } from './refresh-inputs.js';
 import { runningRefresh, type RefreshProgress, type RunningRefresh } from './refresh-progress.js';
 import { refreshUnderLease, type RefreshResult } from './refresh-under-lease.js';
 import { serviceCatalog } from './service-identity.js';
-import type { GcReport, SnapshotStore } from './snapshot-store.js';
+import { DEFAULT_GC_GRACE_MS, type GcReport, type SnapshotStore } from './snapshot-store.js';
 
 export interface MvServiceOptions {
   readonly db: SqlClient;
@@ -335,7 +335,10 @@ export class MvService {
     const referenced = new Set((await this.catalog.list()).flatMap((r) => (r.snapshotId ? [r.snapshotId] : [])));
     const grace = this.options.gcGraceMs === undefined ? {} : { graceMs: this.options.gcGraceMs };
     await this.options.localStore?.collectGarbage({ referenced: this.distributed.snapshotIds(), ...grace });
-    return this.store.collectGarbage({ referenced, ...grace });
+    const report = await this.store.collectGarbage({ referenced, ...grace });
+    // the engine's copies of removed files (Trino: in the scratch area), under the same grace
+    await this.options.engine.snapshots?.collectGarbage?.({ graceMs: this.options.gcGraceMs ?? DEFAULT_GC_GRACE_MS });
+    return report;
   }
 
   /**

@@ -29,6 +29,8 @@ class AuditDraft {
   readonly started = performance.now();
   role: string | undefined;
   fingerprint: string | null = null;
+  /** The text `fingerprint` was taken of (held for the request only, never recorded). */
+  fingerprintOf: string | undefined;
   tables: readonly string[] = [];
   route: string | null = null;
   rows: number | null = null;
@@ -55,7 +57,11 @@ export function routeOf(headers: Readonly<Record<string, string>> | undefined): 
 export function auditQuery(req: FastifyRequest, q: { readonly sql: string; readonly role: string | undefined }): void {
   const d = req.auditDraft;
   if (!d) return;
-  d.fingerprint = sqlFingerprint(q.sql);
+  // the route records the same text twice (before and after the role check): fingerprint it once
+  if (d.fingerprintOf !== q.sql) {
+    d.fingerprint = sqlFingerprint(q.sql);
+    d.fingerprintOf = q.sql;
+  }
   d.role = q.role;
 }
 

@@ -22,8 +22,8 @@
  */
 import { TikError } from '../errors.js';
 import { emit, MAX_DEPTH } from './emit.js';
-import { ednEquals } from './equals.js';
-import { equalityDigest, isCollection } from './structure.js';
+import { HashCons } from './hash-cons.js';
+import { isCollection, scalarText, withReadScope, type Collection } from './structure.js';
 import { parseInstant } from './instant-text.js';
 import { EdnList, EdnMap, EdnSet, EdnSymbol, Instant, Keyword, Uuid, type EdnValue, type EntryId } from './value.js';
 
@@ -81,41 +81,36 @@ const names = new Map<string, Keyword | EdnSymbol>();
 const NAMES_MAX = 10_000;
 const NAME_TOKEN_MAX = 64;
 
-/** The canonical text of a scalar key or member; a keyword without the general writer. */
-function scalarText(v: EdnValue): string {
-  if (v instanceof Keyword) return ':' + v.text;
-  return emit(v);
-}
-
 const EOF = Symbol('eof');
 const CLOSED = Symbol('closed');
 
 /**
  * The keys (or members) of one collection literal so far, to refuse a repeat under Clojure `=`.
- * A scalar is identified by its canonical text; a collection by its structural digest (computed
- * once, bottom-up: no member text is written), a digest match confirmed with `ednEquals`. A scalar
- * is never `=` to a collection, so the two never meet.
+ * A scalar is identified by its canonical text; a collection by its representative under `=` in
+ * this read (`HashCons.eqRep`: exact, no member text is written). A scalar is never `=` to a
+ * collection, so the two never meet. `texts` collects each admitted member's text (undefined for
+ * a collection), in order, for the collection's structure.
  */
 class Duplicates {
-  private readonly texts = new Set<string>();
-  private digests: Map<number, EdnValue[]> | undefined;
+  private readonly scalars = new Set<string>();
+  private reps: Set<Collection> | undefined;
+  readonly texts: (string | undefined)[] = [];
+
+  constructor(private readonly hc: HashCons) {}
 
   /** The member's id for its collection, or undefined if it repeats an earlier one. */
   admit(v: EdnValue): EntryId | undefined {
     if (!isCollection(v)) {
       const t = scalarText(v);
-      if (this.texts.has(t)) return undefined;
-      this.texts.add(t);
+      if (this.scalars.has(t)) return undefined;
+      this.scalars.add(t);
+      this.texts.push(t);
       return t;
     }
-    const d = equalityDigest(v);
-    const same = (this.digests ??= new Map()).get(d);
-    if (same === undefined) {
-      this.digests.set(d, [v]);
-      return v;
-    }
-    for (const o of same) if (ednEquals(o, v)) return undefined;
-    same.push(v);
+    const r = this.hc.eqRep(v);
+    if ((this.reps ??= new Set()).has(r)) return undefined;
+    this.reps.add(r);
+    this.texts.push(undefined);
     return v;
   }
 }
@@ -126,6 +121,8 @@ class Reader {
   prefixes = 0;
   /** Start offset of the form most recently returned by `readItem`. */
   itemStart = 0;
+  /** Equal collections of this read become one object (exact canonical order and `=`). */
+  readonly hc = new HashCons();
   constructor(
     readonly text: string,
     readonly source: string | undefined,
@@ -200,9 +197,9 @@ class Reader {
         case 34:
           return this.readString();
         case 40:
-          return new EdnList(this.readSeq(41));
+          return this.hc.intern(new EdnList(this.readSeq(41)));
         case 91:
-          return Object.freeze(this.readSeq(93));
+          return this.hc.intern(Object.freeze(this.readSeq(93)));
         case 123:
           return this.readMap();
         case 41:
@@ -274,46 +271,52 @@ class Reader {
     const opener = this.pos;
     this.enter();
     this.pos++;
-    const pairs: [EdnValue, EdnValue, number][] = [];
+    // key, value, key offset, … (flat: no tuple per entry)
+    const forms: (EdnValue | number)[] = [];
     for (;;) {
       const k = this.readItem(125, opener);
       if (k === CLOSED) break;
       const keyAt = this.itemStart;
       const v = this.readItem(125, opener);
       if (v === CLOSED) this.fail(`a map needs an even number of forms: the key ${emit(k as EdnValue)} has no value`, this.pos - 1);
-      pairs.push([k as EdnValue, v as EdnValue, keyAt]);
+      forms.push(k as EdnValue, v as EdnValue, keyAt);
     }
     this.depth--;
     const keyed = new Map<EntryId, readonly [EdnValue, EdnValue]>();
-    const dups = new Duplicates();
-    for (const [k, v, keyAt] of pairs) {
+    const dups = new Duplicates(this.hc);
+    const texts: (string | undefined)[] = [];
+    for (let i = 0; i < forms.length; i += 3) {
+      const k = forms[i] as EdnValue;
       const id = dups.admit(k);
-      if (id === undefined) this.fail(`duplicate map key ${emit(k)}`, keyAt, 'EDN forbids repeated keys in a map literal; keep one');
-      keyed.set(id, Object.freeze([k, v] as const));
+      if (id === undefined) this.fail(`duplicate map key ${emit(k)}`, forms[i + 2] as number, 'EDN forbids repeated keys in a map literal; keep one');
+      keyed.set(id, Object.freeze([k, forms[i + 1] as EdnValue] as const));
+      texts.push(dups.texts[dups.texts.length - 1], undefined);
     }
-    return EdnMap.adopt(keyed);
+    return this.hc.intern(EdnMap.adopt(keyed), texts);
   }
 
   readSet(): EdnSet {
     const opener = this.pos - 1;
     this.enter();
     this.pos++;
-    const members: [EdnValue, number][] = [];
+    // member, offset, … (flat: no tuple per member)
+    const forms: (EdnValue | number)[] = [];
     for (;;) {
       const v = this.readItem(125, opener);
       if (v === CLOSED) break;
-      members.push([v as EdnValue, this.itemStart]);
+      forms.push(v as EdnValue, this.itemStart);
     }
     this.depth--;
     // duplicates only once the literal is whole: a later syntax error is reported first
     const keyed = new Map<EntryId, EdnValue>();
-    const dups = new Duplicates();
-    for (const [v, at] of members) {
+    const dups = new Duplicates(this.hc);
+    for (let i = 0; i < forms.length; i += 2) {
+      const v = forms[i] as EdnValue;
       const id = dups.admit(v);
-      if (id === undefined) this.fail(`duplicate set member ${emit(v)}`, at, 'EDN forbids repeated members in a set literal; keep one');
+      if (id === undefined) this.fail(`duplicate set member ${emit(v)}`, forms[i + 1] as number, 'EDN forbids repeated members in a set literal; keep one');
       keyed.set(id, v);
     }
-    return EdnSet.adopt(keyed);
+    return this.hc.intern(EdnSet.adopt(keyed), dups.texts);
   }
 
   readString(): string {
@@ -498,11 +501,13 @@ export function readEdn(text: string, source?: string): EdnValue {
   const bad = LONE_SURROGATE.exec(text);
   if (bad) r.fail('the text holds a lone UTF-16 surrogate (not a character)', bad.index);
   if (text.charCodeAt(0) === 0xfeff) r.fail('unexpected byte-order mark at the start of the text', 0, 'save the file as UTF-8 without a BOM');
-  const v = r.readItem(-1, 0);
-  if (v === EOF) r.fail('no form: the text is empty or holds only whitespace and comments');
-  const extra = r.readItem(-1, 0);
-  if (extra !== EOF) r.fail('more than one top-level form', r.itemStart, 'a tik EDN text holds exactly one form');
-  return v as EdnValue;
+  return withReadScope(() => {
+    const v = r.readItem(-1, 0);
+    if (v === EOF) r.fail('no form: the text is empty or holds only whitespace and comments');
+    const extra = r.readItem(-1, 0);
+    if (extra !== EOF) r.fail('more than one top-level form', r.itemStart, 'a tik EDN text holds exactly one form');
+    return v as EdnValue;
+  });
 }
 
 /** Offset of the first byte that is not part of well-formed UTF-8, or -1. */

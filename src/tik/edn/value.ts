@@ -153,6 +153,16 @@ export class Instant {
 
 export class EdnList {
   readonly items: readonly EdnValue[];
+  /** The structure module's cache (see `memoOf`): a private field, so a frozen value can fill it. */
+  #memo: unknown = undefined;
+
+  static memo(v: EdnList): unknown {
+    return v.#memo;
+  }
+
+  static keep(v: EdnList, m: unknown): void {
+    v.#memo = m;
+  }
 
   constructor(items: readonly EdnValue[]) {
     this.items = Object.freeze([...items]);
@@ -193,6 +203,15 @@ const collectionText = (text: string): boolean => {
  */
 export class EdnMap {
   private readonly keyed: ReadonlyMap<EntryId, readonly [EdnValue, EdnValue]>;
+  #memo: unknown = undefined;
+
+  static memo(v: EdnMap): unknown {
+    return v.#memo;
+  }
+
+  static keep(v: EdnMap, m: unknown): void {
+    v.#memo = m;
+  }
 
   private constructor(keyed: Map<EntryId, readonly [EdnValue, EdnValue]>) {
     this.keyed = keyed;
@@ -269,6 +288,15 @@ export class EdnMap {
 /** A set whose identity is the canonical text of each member. */
 export class EdnSet {
   private readonly keyed: ReadonlyMap<EntryId, EdnValue>;
+  #memo: unknown = undefined;
+
+  static memo(v: EdnSet): unknown {
+    return v.#memo;
+  }
+
+  static keep(v: EdnSet, m: unknown): void {
+    v.#memo = m;
+  }
 
   private constructor(keyed: Map<EntryId, EdnValue>) {
     this.keyed = keyed;
@@ -328,6 +356,28 @@ export class EdnSet {
   *textEntries(): IterableIterator<readonly [string, EdnValue]> {
     for (const [id, v] of this.keyed) yield [typeof id === 'string' ? id : canonicalText(v), v] as const;
   }
+}
+
+/**
+ * A collection's derived facts, computed once by the structure module (a value is immutable, so
+ * they never change). Held in the value itself, not in a side table: a WeakMap entry per
+ * collection made garbage collection dominate reading. A vector is a frozen array with no slot:
+ * `undefined`, and the caller keeps its own table.
+ */
+export function memoOf(v: object): unknown {
+  if (v instanceof EdnMap) return EdnMap.memo(v);
+  if (v instanceof EdnSet) return EdnSet.memo(v);
+  if (v instanceof EdnList) return EdnList.memo(v);
+  return undefined;
+}
+
+/** Fill a collection's memo slot; false for a vector (no slot). */
+export function keepMemo(v: object, m: unknown): boolean {
+  if (v instanceof EdnMap) EdnMap.keep(v, m);
+  else if (v instanceof EdnSet) EdnSet.keep(v, m);
+  else if (v instanceof EdnList) EdnList.keep(v, m);
+  else return false;
+  return true;
 }
 
 export const isKeyword = (v: unknown): v is Keyword => v instanceof Keyword;

@@ -8,13 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LandingReport } from '../../../src/shoal/engine/engine.js';
 import { planQuery } from '../../../src/shoal/sql/index.js';
 import { service } from '../../support/service.js';
-import { type Table, salesData, sqlLiteral } from '../../shoal/sql/duckdb-harness.js';
+import { salesData } from '../../shoal/sql/duckdb-harness.js';
+import { loadMariadb, loadPostgres } from '../../support/server-tables.js';
 import { type LawInstance, VIEWERS, collect, lawQueryArb, runBoth, salesConfigYaml, startLawInstance, viewerArb } from '../../shoal/sql/pushdown-law.js';
 
 const postgres = service('postgres');
@@ -22,12 +21,6 @@ const mariadb = service('mariadb');
 const DB = `shoal_pushdown_it_${process.pid}`;
 const data = salesData();
 
-const TYPES: Record<string, Record<string, string>> = {
-  postgres: { integer: 'integer', varchar: 'varchar(200)', date: 'date' },
-  mariadb: { integer: 'INT', varchar: 'VARCHAR(200)', date: 'DATE' },
-};
-const ddl = (t: Table, dialect: string, prefix = '') => `CREATE TABLE ${prefix}${t.name} (${t.cols.map(([n, ty]) => `${n} ${TYPES[dialect]![ty]}`).join(', ')})`;
-const insert = (t: Table, prefix = '') => `INSERT INTO ${prefix}${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`;
 
 /** The law and the effectiveness checks, once the source holds `salesData()`. */
 function pushdownSuite(name: string, sourceLine: () => string, equalCase: (a: unknown, b: unknown) => boolean, schema?: string): void {
@@ -87,27 +80,11 @@ function pushdownSuite(name: string, sourceLine: () => string, equalCase: (a: un
 }
 
 describe.skipIf(postgres.skip)('PostgreSQL', () => {
-  let admin: pg.Client;
+  let drop: (() => Promise<void>) | undefined;
   const url = postgres.skip ? undefined : new URL(postgres.url as string);
-  beforeAll(async () => {
-    admin = new pg.Client({ connectionString: postgres.url });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${DB}`);
-    await admin.query(`CREATE DATABASE ${DB}`);
-    const db = new pg.Client({ connectionString: postgres.url?.replace(/\/[^/]*$/, `/${DB}`) });
-    await db.connect();
-    // a non-default schema: the engine table is (src, shop, <table>)
-    await db.query('CREATE SCHEMA shop');
-    for (const t of data) {
-      await db.query(ddl(t, 'postgres', 'shop.'));
-      await db.query(insert(t, 'shop.'));
-    }
-    await db.end();
-  });
-  afterAll(async () => {
-    await admin?.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`).catch(() => undefined);
-    await admin?.end();
-  });
+  // a non-default schema: the engine table is (src, shop, <table>)
+  beforeAll(async () => void (drop = await loadPostgres(postgres.url as string, DB, data, 'shop')));
+  afterAll(async () => drop?.());
   pushdownSuite(
     'PostgreSQL',
     () => `{id: src, type: postgresql, host: "${url!.hostname}", port: ${url!.port}, database: ${DB}, username: "${decodeURIComponent(url!.username)}"}`,
@@ -117,22 +94,10 @@ describe.skipIf(postgres.skip)('PostgreSQL', () => {
 });
 
 describe.skipIf(mariadb.skip)('MariaDB', () => {
-  let conn: mysql.Connection;
+  let drop: (() => Promise<void>) | undefined;
   const url = mariadb.skip ? undefined : new URL(mariadb.url as string);
-  beforeAll(async () => {
-    conn = await mysql.createConnection({ uri: mariadb.url as string, multipleStatements: true, timezone: 'Z' });
-    await conn.query(`DROP DATABASE IF EXISTS ${DB}`);
-    await conn.query(`CREATE DATABASE ${DB} CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci`);
-    await conn.query(`USE ${DB}`);
-    for (const t of data) {
-      await conn.query(ddl(t, 'mariadb'));
-      await conn.query(insert(t));
-    }
-  });
-  afterAll(async () => {
-    await conn?.query(`DROP DATABASE IF EXISTS ${DB}`).catch(() => undefined);
-    await conn?.end();
-  });
+  beforeAll(async () => void (drop = await loadMariadb(mariadb.url as string, DB, data)));
+  afterAll(async () => drop?.());
   pushdownSuite(
     'MariaDB',
     () => `{id: src, type: mariadb, host: "${url!.hostname}", port: ${url!.port}, database: ${DB}, username: "${decodeURIComponent(url!.username)}"}`,

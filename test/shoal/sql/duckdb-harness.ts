@@ -2,6 +2,7 @@
  * Test harness: an in-memory DuckDB holding the sales dataset under the engine names the
  * fixtures use (`sales.<table>`), plus helpers to build governed "oracle" copies.
  */
+import Database from 'better-sqlite3';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { CUSTOMERS, PAYMENTS, TPCH } from './fixtures.js';
 
@@ -83,6 +84,17 @@ export function sqlLiteral(v: unknown): string {
   if (v === null || v === undefined) return 'NULL';
   if (typeof v === 'number') return String(v);
   return `'${String(v).replace(/'/g, "''")}'`;
+}
+
+/** A SQLite file at `path` holding `tables` (decimals as REAL, SQLite's nearest type). */
+export function writeSqlite(path: string, tables: readonly Table[]): void {
+  const db = new Database(path);
+  const types: Record<string, string> = { integer: 'INTEGER', varchar: 'TEXT', date: 'DATE', decimal: 'REAL' };
+  for (const t of tables) {
+    db.exec(`CREATE TABLE ${t.name} (${t.cols.map(([n, ty]) => `${n} ${types[ty]}`).join(', ')})`);
+    db.exec(`INSERT INTO ${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`);
+  }
+  db.close();
 }
 
 export async function openDuck(): Promise<DuckDBConnection> {

@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/shoal/check/load-config.js';
@@ -17,7 +16,7 @@ import { catalogFromConfig, createCatalog, defaultTableRef, planQuery } from '..
 import { parseQuery } from '../../../src/shoal/sql/parse.js';
 import { literalValue } from '../../../src/shoal/sql/pushdown.js';
 import { corpus } from './corpus-queries.js';
-import { type Table, salesData, sqlLiteral, tpchData } from './duckdb-harness.js';
+import { salesData, tpchData, writeSqlite } from './duckdb-harness.js';
 import { type LawInstance, VIEWERS, collect, corpusConfigYaml, lawQueryArb, runBoth, salesConfigYaml, startLawInstance, viewerArb } from './pushdown-law.js';
 
 const YAML = salesConfigYaml('{id: src, type: sqlite, path: shop.db}');
@@ -271,16 +270,6 @@ describe('pushdown specs from the governed plan', () => {
     expect(s).toEqual([{ table: CUSTOMERS, columns: ['id'], predicates: [{ column: 'id', op: '>', value: 2 }] }]);
   });
 });
-
-function writeSqlite(path: string, tables: readonly Table[]): void {
-  const db = new Database(path);
-  const types: Record<string, string> = { integer: 'INTEGER', varchar: 'TEXT', date: 'DATE', decimal: 'REAL' };
-  for (const t of tables) {
-    db.exec(`CREATE TABLE ${t.name} (${t.cols.map(([n, ty]) => `${n} ${types[ty]}`).join(', ')})`);
-    db.exec(`INSERT INTO ${t.name} VALUES ${t.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`).join(', ')}`);
-  }
-  db.close();
-}
 
 describe('pushdown through a real instance on a SQLite source: the study corpus', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shoal-pushdown-corpus-'));

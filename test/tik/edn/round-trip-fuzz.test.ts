@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { emit, ednEquals, ednList, ednMap, ednSet, equalityText, readEdn, type EdnValue } from '../../../src/tik/edn/index.js';
+import { emit, ednEquals, ednList, ednMap, ednSet, readEdn, type EdnValue } from '../../../src/tik/edn/index.js';
 import { EdnList, EdnMap, EdnSet, Uuid } from '../../../src/tik/edn/value.js';
 import { arbEdn } from './arbitrary.js';
+import { listsToVectors, naiveEmit, naiveHasDuplicate } from './naive.js';
 
 // Issue 13: the reader and the canonical writer round-trip on the shapes the linearity work
 // touched — deep towers of sets, maps (as keys and as values), vectors and lists, up to the
@@ -112,37 +113,12 @@ describe('reader and canonical writer round-trip (fuzz)', () => {
   // the writer orders them with a structural comparator; both are checked against naive references
   // that write every member's whole text (string sort; pairwise `=` by equality text).
 
-  /** Reference canonical writer: members and keys sorted by their whole emitted text. */
-  function naiveEmit(v: EdnValue): string {
-    if (Array.isArray(v)) return '[' + (v as readonly EdnValue[]).map(naiveEmit).join(' ') + ']';
-    if (v instanceof EdnList) return '(' + v.items.map(naiveEmit).join(' ') + ')';
-    const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-    if (v instanceof EdnSet) return '#{' + [...v.values()].map(naiveEmit).sort(byText).join(' ') + '}';
-    if (v instanceof EdnMap) {
-      const es = [...v.entries()].map(([k, x]) => [naiveEmit(k), naiveEmit(x)] as const).sort((a, b) => byText(a[0], b[0]));
-      return '{' + es.map(([k, x]) => `${k} ${x}`).join(' ') + '}';
-    }
-    return emit(v);
-  }
-
-  /** Every list written as a vector, at any depth (an `=` twin that prints differently). */
-  function listsToVectors(v: EdnValue): EdnValue {
-    if (Array.isArray(v)) return Object.freeze((v as readonly EdnValue[]).map(listsToVectors));
-    if (v instanceof EdnList) return Object.freeze(v.items.map(listsToVectors));
-    if (v instanceof EdnSet) return ednSet([...v.values()].map(listsToVectors));
-    if (v instanceof EdnMap) return ednMap([...v.entries()].map(([k, x]) => [listsToVectors(k), listsToVectors(x)] as const));
-    return v;
-  }
-
   const isColl = (v: EdnValue): boolean => Array.isArray(v) || v instanceof EdnList || v instanceof EdnMap || v instanceof EdnSet;
   const arbColl = fc.oneof(arbEdn.filter(isColl), arbTower.filter(isColl));
   /** Collection members, some of them `=` twins of others (or exact copies). */
   const arbMembers = fc
     .tuple(fc.array(arbColl, { minLength: 1, maxLength: 6 }), fc.array(fc.tuple(fc.nat(), fc.boolean()), { maxLength: 2 }))
     .map(([xs, twins]) => [...xs, ...twins.map(([i, deep]) => (deep ? listsToVectors(xs[i % xs.length]!) : xs[i % xs.length]!))]);
-
-  /** Reference: is any member `=` to an earlier one? */
-  const naiveHasDuplicate = (xs: readonly EdnValue[]): boolean => xs.some((x, i) => xs.slice(0, i).some((y) => equalityText(y) === equalityText(x)));
 
   test('sets of collections: read(emit(v)) = v, emit matches the naive writer, duplicates found exactly when the naive check finds one', () => {
     fc.assert(

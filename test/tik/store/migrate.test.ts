@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -211,4 +211,38 @@ describe('SQL stores file an event under one ticket', () => {
       await s.close();
     }
   });
+});
+
+// Issue 13: admission runs on every path bytes enter a store — import and migrate included, not
+// only sync and writes. A non-canonical spelling of a real event (it hashes to its own name: the
+// bytes are hashed, not re-emitted) and bytes that are not UTF-8 are refused, and nothing enters.
+describe('import and migrate admit only canonical UTF-8 events', () => {
+  const ticket = TICKETS[0]!;
+  const good = realEvent(ticket, Buffer.from('ok'), 1);
+  const bad: Record<string, Buffer> = {
+    'non-canonical (two spaces)': Buffer.from(good.toString('utf8').replace(' ', '  '), 'utf8'),
+    'invalid UTF-8': Buffer.concat([good.subarray(0, good.indexOf('"') + 1), Buffer.from([0xc3, 0x28]), good.subarray(good.indexOf('"') + 1)]),
+  };
+  for (const [what, bytes] of Object.entries(bad)) {
+    it(`import refuses an event file that is ${what}, and writes nothing`, async () => {
+      const tree = join(tempDir(), 'tree');
+      await exportStore(new MemoryStore(), tree); // export admits too: the bad file is put there by hand
+      mkdirSync(join(tree, 'tickets', ticket, 'events'), { recursive: true });
+      writeFileSync(join(tree, 'tickets', ticket, 'events', `${idOf(bytes)}.edn`), bytes);
+      const target = new MemoryStore();
+      await expect(importTree(tree, target)).rejects.toMatchObject({ message: expect.stringMatching(/admission\/(not-canonical|not-utf8)/) });
+      expect(await target.ticketIds()).toEqual([]);
+    });
+
+    it(`migrate refuses a source event that is ${what}, undoes the target and keeps the source`, async () => {
+      const src = new MemoryStore();
+      await src.append(ticket, idOf(bytes), bytes); // a memory store keeps any bytes verbatim
+      const before = await content(src);
+      const target = new MemoryStore();
+      let undone = false;
+      await expect(migrateStore(src, target, { undoTarget: async () => void (undone = true) })).rejects.toMatchObject({ code: expect.stringMatching(/^admission\/(not-canonical|not-utf8)$/) });
+      expect(undone).toBe(true);
+      expect(await content(src)).toEqual(before);
+    });
+  }
 });

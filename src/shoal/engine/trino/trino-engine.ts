@@ -10,15 +10,15 @@
  *   catalog (file metastore, local file system) named after the source catalog;
  * - landed sources (postgresql, mysql, sqlite, tik): per query, the source statement with the
  *   pushed-down predicates is fetched through the same Node-driver connector the DuckDB engine
- *   uses, written as Parquet under `<scratch>/landed/`, read by Trino, and deleted when the
- *   result stream ends. Queries that land the same table take turns (a per-table lock): the
- *   table's location is one directory.
+ *   uses, written as Parquet in this query's own directory and table (landing-area.ts), which
+ *   the query's SQL is pointed at; both are gone when the result stream ends. No other query, of
+ *   this instance or another over the same scratch area, ever sees them.
  * - `attach: true` postgresql/mysql sources: Trino's own connector, when the deployment has it
  *   (`connectors`); the CREATE CATALOG carries the password resolved at reconcile time.
  * - anything else: ENGINE_SOURCE_UNREACHABLE in the reconcile report and at query time.
  */
 import { createHash } from 'node:crypto';
-import { access, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { access, mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ShoalError } from '../../errors.js';
 import { dataException } from '../../sources/source-errors.js';
@@ -30,7 +30,10 @@ import type { Cell, ColumnInfo, Engine, ExecuteOptions, PushdownSpec, ReconcileR
 import type { SimplePredicate } from '../../sources/simple-predicate.js';
 import { pushablePredicates } from '../pushdown-safety.js';
 import { type Reach, type TrinoConnectorName, reachFor, unreachableError } from '../reachability.js';
+import { LandingArea, type QueryLanding } from './landing-area.js';
 import { ParquetWriter, type WrittenColumn } from './parquet-writer.js';
+import { SnapshotCopies } from './snapshot-copies.js';
+import { renameTables, tableReferences } from './table-references.js';
 import { TrinoClient, TrinoQueryError } from './trino-client.js';
 import { connectorCatalogStatement, hiveCatalogStatement } from './trino-catalogs.js';
 import { ident, literal, qualified } from './trino-sql.js';
@@ -57,14 +60,29 @@ export interface TrinoEngineOptions {
   readonly sourceStatementTimeoutMs?: number;
   /** Epoch milliseconds; the `now` derived sources (tik stages) are computed at. */
   readonly clock?: () => number;
+  /** How often this instance marks its landing area alive, and after how long without a mark a peer may remove an area (ms; landing-area.ts). */
+  readonly landingHeartbeatMs?: number;
+  readonly landingAbandonedAfterMs?: number;
 }
 
-/** The hive catalog (over the scratch area) holding MV snapshots as tables. */
-export const MV_SNAPSHOT_CATALOG = 'shoal_mv';
-const MV_SNAPSHOT_SCHEMA = 'snapshots';
+/**
+ * The hive catalogs over the scratch area that every instance over it shares: MV snapshots as
+ * tables, and every query's landed tables. Named per scratch directory (`<base>_<digest of its
+ * path>`): a catalog's location is the scratch path it was created with, and fleets with other
+ * scratch directories may share the Trino.
+ */
+const SHARED_CATALOGS = { mv: 'shoal_mv', landed: 'shoal_landed' } as const;
+
+function sharedCatalogNames(scratch: string): { readonly mv: string; readonly landed: string } {
+  const digest = createHash('sha256').update(scratch).digest('hex').slice(0, 8);
+  return { mv: `${SHARED_CATALOGS.mv}_${digest}`, landed: `${SHARED_CATALOGS.landed}_${digest}` };
+}
 
 /** Catalog names Trino or this engine owns. */
-const RESERVED_CATALOGS = new Set(['system', MV_SNAPSHOT_CATALOG]);
+function reservedCatalog(name: string): boolean {
+  const n = name.toLowerCase();
+  return n === 'system' || Object.values(SHARED_CATALOGS).some((base) => n.startsWith(base));
+}
 
 interface Projected {
   readonly entry: CatalogEntry;
@@ -78,8 +96,9 @@ function entryDir(entry: CatalogEntry): string {
   return `${entry.key.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100)}_${digest}`;
 }
 
-function columnsSignature(cols: readonly WrittenColumn[]): string {
-  return cols.map((c) => `${c.name.toLowerCase()} ${c.trino}`).join(',');
+/** An entry's physical three-part name as Trino resolves it (lower case, dotted). */
+function physicalName(e: CatalogEntry): string {
+  return [e.catalog, e.schema, e.table].map((p) => p.toLowerCase()).join('\0');
 }
 
 function cancelled(signal?: AbortSignal): ShoalError {
@@ -133,15 +152,10 @@ function isReadOnly(sql: string): boolean {
   return /^(SELECT|WITH|VALUES|TABLE)\b/i.test(head) || /^EXPLAIN\s+(?!ANALYZE)/i.test(head);
 }
 
-let queryCount = 0;
-
-const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 export class TrinoEngine implements Engine {
   readonly name = 'trino' as const;
-  /** MV snapshots: each published file is copied once into the scratch area and declared as a table. */
-  readonly snapshots = { body: async (path: string): Promise<string> => `SELECT * FROM ${await this.snapshotTable(path)}` };
-  private readonly snapshotTables = new Map<string, Promise<string>>();
+  /** MV snapshots: each published file is copied once into the scratch area and declared as a table (snapshot-copies.ts). */
+  readonly snapshots: SnapshotCopies;
   readonly client: TrinoClient;
   private readonly scratch: string;
   private readonly projected = new Map<string, Projected>();
@@ -150,9 +164,10 @@ export class TrinoEngine implements Engine {
   private readonly catalogs = new Map<string, string>();
   /** Per file entry: the source file version its Parquet was written from. */
   private readonly fileStamps = new Map<string, string>();
-  /** Per landed entry: the columns its Trino table was declared with. */
-  private readonly landedSignatures = new Map<string, string>();
   private readonly locks = new KeyedLocks();
+  private readonly landing: LandingArea;
+  /** The shared catalogs of this scratch area. */
+  readonly sharedCatalogs: { readonly mv: string; readonly landed: string };
   private readonly connectors: DuckDbConnectors;
   private ddl: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -170,6 +185,21 @@ export class TrinoEngine implements Engine {
     });
     this.scratch = resolve(options.scratchDir);
     this.connectors = new DuckDbConnectors(pool, options.clock ?? (() => Date.now()));
+    this.sharedCatalogs = sharedCatalogNames(this.scratch);
+    this.snapshots = new SnapshotCopies({
+      client: this.client,
+      writer,
+      scratch: this.scratch,
+      catalog: this.sharedCatalogs.mv,
+      ensureCatalog: (name) => this.ensureSharedCatalog(name),
+      exclusive: (work) => this.exclusive(work),
+      checkOpen: () => this.checkOpen(),
+      now: options.clock ?? (() => Date.now()),
+    });
+    this.landing = new LandingArea(this.client, this.scratch, this.sharedCatalogs.landed, (name) => this.ensureSharedCatalog(name), {
+      ...(options.landingHeartbeatMs === undefined ? {} : { heartbeatMs: options.landingHeartbeatMs }),
+      ...(options.landingAbandonedAfterMs === undefined ? {} : { abandonedAfterMs: options.landingAbandonedAfterMs }),
+    });
   }
 
   /** Connect to the coordinator (it must be up and done starting) and prepare the scratch area. */
@@ -215,7 +245,7 @@ export class TrinoEngine implements Engine {
   private validate(entries: readonly CatalogEntry[]): Map<string, CatalogEntry> {
     const desired = new Map<string, CatalogEntry>();
     for (const e of entries) {
-      if (RESERVED_CATALOGS.has(e.catalog.toLowerCase())) {
+      if (reservedCatalog(e.catalog)) {
         throw new ShoalError('ENGINE_NAME_CONFLICT', `source id "${e.source.id}" maps to the reserved catalog name "${e.catalog}"`, {
           where: `sources.${e.source.id}.id`,
           hint: 'rename the source',
@@ -253,7 +283,7 @@ export class TrinoEngine implements Engine {
 
     for (const entry of desired.values()) {
       const held = this.projected.get(entry.key);
-      if (held !== undefined && held.fingerprint === entryFingerprint(entry) && existingCatalogs.has(entry.catalog)) {
+      if (held !== undefined && held.fingerprint === entryFingerprint(entry) && (held.reach.kind === 'land' || existingCatalogs.has(entry.catalog))) {
         unchanged.push(entry.key);
         continue;
       }
@@ -265,8 +295,8 @@ export class TrinoEngine implements Engine {
         failedOut.push({ entry: entry.key, code: err.code, message: err.message });
       }
     }
-    // catalogs this engine made that no entry needs any more
-    const wanted = new Set([...desired.values()].map((e) => e.catalog));
+    // catalogs this engine made that no entry needs any more (a landed entry needs none)
+    const wanted = new Set([...desired.values()].filter((e) => this.reach(e).kind !== 'land').map((e) => e.catalog));
     for (const c of [...this.catalogs.keys()]) {
       if (!wanted.has(c)) {
         await this.client.query(`DROP CATALOG IF EXISTS ${ident(c)}`).catch(() => undefined);
@@ -274,6 +304,8 @@ export class TrinoEngine implements Engine {
       }
     }
     await this.pool.retain(new Set([...desired.values()].map((e) => e.source.id)));
+    // what instances that died left in the scratch area (best effort: the next reconcile tries again)
+    await this.landing.sweep().catch(() => undefined);
     return { created, dropped, unchanged, failed: failedOut };
   }
 
@@ -307,43 +339,15 @@ export class TrinoEngine implements Engine {
     this.catalogs.set(entry.catalog, kind);
   }
 
-  /**
-   * The table of one MV snapshot: `shoal_mv.snapshots.s_<digest of its path>`, over a copy of the
-   * file in `<scratch>/mv/<digest>/` (Trino nodes may not see the snapshot store, and a hive table
-   * is a directory). A snapshot file is immutable, so the copy and the table are named by its path
-   * and shared by every instance over the same scratch area: writing the same bytes again, or a
-   * peer's CREATE first, changes nothing a reader sees.
-   */
-  private snapshotTable(path: string): Promise<string> {
-    this.checkOpen();
-    const abs = resolve(path);
-    let held = this.snapshotTables.get(abs);
-    if (held === undefined) {
-      held = this.exclusive(() => this.mountSnapshot(abs));
-      this.snapshotTables.set(abs, held);
-      held.catch(() => this.snapshotTables.delete(abs));
-    }
-    return held;
-  }
-
-  private async mountSnapshot(path: string): Promise<string> {
-    const digest = createHash('sha256').update(path).digest('hex').slice(0, 24);
-    const rel = `mv/${digest}`;
-    const columns = await this.writer.writeSnapshot(path, join(this.scratch, rel, 'data.parquet'));
+  /** A hive catalog over the scratch area that every instance shares (shoal_mv, shoal_landed): created by whichever instance comes first, never dropped. */
+  private async ensureSharedCatalog(name: string): Promise<void> {
     const existing = new Set((await this.client.rows('SHOW CATALOGS')).map((r) => String(r[0])));
-    if (!existing.has(MV_SNAPSHOT_CATALOG)) {
-      try {
-        await this.client.query(hiveCatalogStatement(MV_SNAPSHOT_CATALOG, this.scratch));
-      } catch (e) {
-        if (!(e instanceof TrinoQueryError && e.errorName === 'ALREADY_EXISTS')) throw e;
-      }
+    if (existing.has(name)) return;
+    try {
+      await this.client.query(hiveCatalogStatement(name, this.scratch));
+    } catch (e) {
+      if (!(e instanceof TrinoQueryError && e.errorName === 'ALREADY_EXISTS')) throw e;
     }
-    await this.client.query(`CREATE SCHEMA IF NOT EXISTS ${qualified(MV_SNAPSHOT_CATALOG, MV_SNAPSHOT_SCHEMA)}`);
-    const name = qualified(MV_SNAPSHOT_CATALOG, MV_SNAPSHOT_SCHEMA, `s_${digest}`);
-    const defs = columns.map((c) => `${ident(c.name)} ${c.trino}`).join(', ');
-    // never DROP: a peer may be reading the table; same path, same bytes, same columns
-    await this.client.query(`CREATE TABLE IF NOT EXISTS ${name} (${defs}) WITH (format = 'PARQUET', external_location = ${literal(`local:///${rel}`)})`);
-    return name;
   }
 
   private fileLocation(entry: CatalogEntry): { dir: string; uri: string } {
@@ -351,15 +355,9 @@ export class TrinoEngine implements Engine {
     return { dir: join(this.scratch, rel), uri: `local:///${rel}` };
   }
 
-  private landedLocation(entry: CatalogEntry): { dir: string; uri: string } {
-    const rel = `landed/${entryDir(entry)}`;
-    return { dir: join(this.scratch, rel), uri: `local:///${rel}` };
-  }
-
   private async dropTable(entry: CatalogEntry): Promise<void> {
     if (this.catalogs.get(entry.catalog) !== 'hive') return;
     await this.client.query(`DROP TABLE IF EXISTS ${qualified(entry.catalog, entry.schema, entry.table)}`);
-    this.landedSignatures.delete(entry.key);
     this.fileStamps.delete(entry.key);
   }
 
@@ -410,15 +408,11 @@ export class TrinoEngine implements Engine {
     try {
       const reach = this.reach(entry);
       if (reach.kind === 'unreachable') throw unreachableError(entry, reach, 'trino');
-      await this.ensureCatalog(entry, reach, existingCatalogs);
+      // a landed entry has no catalog of its own: each query lands it in its own table (landing-area.ts)
+      if (reach.kind !== 'land') await this.ensureCatalog(entry, reach, existingCatalogs);
       if (reach.kind === 'hive-file') {
         this.fileStamps.delete(entry.key);
         await this.refreshFile(entry);
-      } else if (reach.kind === 'land') {
-        // a landing left behind by a crashed instance is never read: the table is declared by the next landing
-        await this.client.query(`DROP TABLE IF EXISTS ${qualified(entry.catalog, entry.schema, entry.table)}`);
-        this.landedSignatures.delete(entry.key);
-        await rm(this.landedLocation(entry).dir, { recursive: true, force: true });
       }
       this.projected.set(entry.key, { entry, fingerprint: entryFingerprint(entry), reach });
       this.failed.delete(entry.key);
@@ -433,16 +427,10 @@ export class TrinoEngine implements Engine {
     return [...[...this.projected.values()].map((p) => p.entry), ...[...this.failed.values()].map((f) => f.entry)];
   }
 
-  /** Entries the SQL names by their physical three-part name (quoted or not), or a pushdown spec names. */
+  /** Entries the SQL names by their physical three-part name (quoted or not, outside literals and comments), or a pushdown spec names. */
   private referenced(sql: string, pushdown: readonly PushdownSpec[]): CatalogEntry[] {
-    const text = sql.toLowerCase();
-    return this.known().filter((e) => {
-      if (pushdown.some((s) => entryMatches(e, s.table))) return true;
-      // each part quoted or not (a quoted part cannot hold a quote here: names with quotes take the exact form)
-      const part = (p: string) => `(?:"${esc(p.toLowerCase())}"|${esc(p.toLowerCase())}(?![a-z0-9_$]))`;
-      const named = new RegExp(`(?:^|[^a-z0-9_$"])${[e.catalog, e.schema, e.table].map(part).join('\\s*\\.\\s*')}`);
-      return text.includes(qualified(e.catalog, e.schema, e.table).toLowerCase()) || named.test(text);
-    });
+    const named = new Set(tableReferences(sql).map((r) => r.parts.join('\0')));
+    return this.known().filter((e) => pushdown.some((s) => entryMatches(e, s.table)) || named.has(physicalName(e)));
   }
 
   /** The predicates every spec for `entry` shares (pushdown only narrows what is fetched). */
@@ -458,8 +446,8 @@ export class TrinoEngine implements Engine {
     return pushablePredicates(entry, common);
   }
 
-  /** Land one table for one query: fetch, write Parquet, (re)declare the table if its columns changed. */
-  private async land(entry: CatalogEntry, predicates: readonly SimplePredicate[], tag: string, options: ExecuteOptions): Promise<string> {
+  /** Land one table for one query (fetch, write Parquet, declare its own table): the table's qualified name. */
+  private async land(entry: CatalogEntry, predicates: readonly SimplePredicate[], into: QueryLanding, options: ExecuteOptions): Promise<string> {
     const connector = this.connectors.for(entry) as LandingConnector;
     // every column: the Trino table keeps one column list however narrow a query is
     let fetched;
@@ -470,14 +458,7 @@ export class TrinoEngine implements Engine {
       fetched = await connector.fetch(entry, { columns: undefined, predicates: [] }, options.signal);
     }
     if (options.signal?.aborted) throw cancelled(options.signal);
-    const loc = this.landedLocation(entry);
-    const file = join(loc.dir, `${tag}.parquet`);
-    const columns = await this.writer.writeLanded(entry, fetched, file);
-    const sig = columnsSignature(columns);
-    if (this.landedSignatures.get(entry.key) !== sig) {
-      await this.exclusive(() => this.declareTable(entry, columns, loc.uri));
-      this.landedSignatures.set(entry.key, sig);
-    }
+    const { table, columns } = await into.add(entryDir(entry), (file) => this.writer.writeLanded(entry, fetched, file));
     options.onLanding?.({
       table: { sourceId: entry.source.id, schema: entry.schema, table: entry.table },
       sourceSql: fetched.sourceSql,
@@ -485,7 +466,7 @@ export class TrinoEngine implements Engine {
       columns: columns.map((c) => ({ name: c.name, type: engineTypeName(c.trino) })),
       rowsFetched: fetched.rows.length,
     });
-    return file;
+    return table;
   }
 
   async *execute(sql: string, options: ExecuteOptions = {}): AsyncGenerator<RowBatch, void, undefined> {
@@ -517,20 +498,25 @@ export class TrinoEngine implements Engine {
         await this.exclusive(() => this.project(e, existing));
       }
     }
-    const touched = refs.filter((e) => {
-      const k = this.projected.get(e.key)?.reach.kind;
-      return k === 'land' || k === 'hive-file';
-    });
-    const release = await this.locks.acquire(touched.map((e) => e.key));
-    const landedFiles: string[] = [];
-    const tag = `q${process.pid}-${++queryCount}-${Date.now()}`;
+    const kind = (e: CatalogEntry) => this.projected.get(e.key)?.reach.kind;
+    const files = refs.filter((e) => kind(e) === 'hive-file');
+    const landed = refs.filter((e) => kind(e) === 'land');
+    // a file source's Parquet and table are rewritten in place when the file changes: its readers take turns
+    const release = await this.locks.acquire(files.map((e) => e.key));
+    let landing: QueryLanding | undefined;
     try {
-      for (const e of touched) {
+      for (const e of files) {
         if (signal?.aborted) throw cancelled(signal);
-        const reach = this.projected.get(e.key)!.reach;
-        if (reach.kind === 'hive-file') await this.exclusive(() => this.refreshFile(e));
-        else landedFiles.push(await this.land(e, this.commonPredicates(e, pushdown), tag, options));
+        await this.exclusive(() => this.refreshFile(e));
       }
+      // landed tables are this query's own: its SQL reads them under their private names
+      const privateName = new Map<string, string>();
+      if (landed.length > 0) landing = await this.landing.begin();
+      for (const e of landed) {
+        if (signal?.aborted) throw cancelled(signal);
+        privateName.set(physicalName(e), await this.land(e, this.commonPredicates(e, pushdown), landing!, options));
+      }
+      if (privateName.size > 0) sql = renameTables(sql, (r) => privateName.get(r.parts.join('\0')));
       let columns: ColumnInfo[] | undefined;
       let types: string[] = [];
       let yielded = false;
@@ -552,7 +538,7 @@ export class TrinoEngine implements Engine {
       if (!yielded) yield { columns: columns ?? [], rows: [] };
     } finally {
       // landed data is gone when the stream ends
-      await Promise.all(landedFiles.map((f) => rm(f, { force: true })));
+      await landing?.release();
       release();
     }
   }
@@ -579,18 +565,20 @@ export class TrinoEngine implements Engine {
   }
 
   /** The files this engine's landings currently hold (none between queries). */
-  async landedFiles(): Promise<string[]> {
-    const root = join(this.scratch, 'landed');
-    const dirs = await readdir(root).catch(() => [] as string[]);
-    const out: string[] = [];
-    for (const d of dirs) for (const f of await readdir(join(root, d)).catch(() => [] as string[])) if (f.endsWith('.parquet')) out.push(join(root, d, f));
-    return out;
+  landedFiles(): Promise<string[]> {
+    return this.landing.files();
+  }
+
+  /** This engine's landing area (its schema in the shared landed catalog, its directory under `<scratch>/landed/`). */
+  get landingInstance(): string {
+    return this.landing.instance;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.ddl.catch(() => undefined);
+    await this.landing.close();
     await this.pool.closeAll();
     this.writer.close();
   }
