@@ -28,6 +28,10 @@ const towers = (bytes: number, one: (i: number) => string): string => {
   return '[' + parts.join(' ') + ']';
 };
 
+/** Distinct quoted strings of 20,000 characters, differing only at the end, about `bytes` in all. */
+const longStrings = (bytes: number): string[] =>
+  Array.from({ length: Math.max(1, Math.floor(bytes / 20_003)) }, (_, i) => `"${'L'.repeat(20_000 - 8)}${String(i).padStart(8, '0')}"`);
+
 /** The shapes measured: each grows by its payload or by repetition, never past depth 500. */
 export const SHAPES: Readonly<Record<string, Shape>> = {
   // the reported shape: 500 nested one-member sets around one large string
@@ -43,6 +47,10 @@ export const SHAPES: Readonly<Record<string, Shape>> = {
   'many distinct keywords': (b) => towers(b, (i) => `:k${i % 7}/n${i}`),
   'wide set (distinct strings)': (b) => '#{' + Array.from({ length: Math.floor(b / 10) }, (_, i) => `"s${i}"`).join(' ') + '}',
   'wide map (distinct keyword keys)': (b) => '{' + Array.from({ length: Math.floor(b / 14) }, (_, i) => `:k${i} ${i}`).join(' ') + '}',
+  // V8 hashes a string of more than 16,383 characters by its length alone: many such strings of one
+  // length in one JS table share a bucket (the reader keys long texts by digest instead)
+  'wide set (long strings of one length)': (b) => '#{' + longStrings(b).join(' ') + '}',
+  'wide map (long string keys of one length)': (b) => '{' + longStrings(b).map((s, i) => `${s} ${i}`).join(' ') + '}',
 };
 
 export interface EdnReadReport {

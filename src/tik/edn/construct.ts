@@ -4,19 +4,22 @@
 import { TikError } from '../errors.js';
 import { emit } from './emit.js';
 import { equalityKey } from './equals.js';
+import { TextKeys, type TextKey } from './text-keys.js';
 import { EdnList, EdnMap, EdnSet, Keyword, Uuid, type EdnValue } from './value.js';
 
 const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /**
  * A map from entries, with Clojure `hash-map` semantics: for keys that are `=`, the first key
- * object is kept and the last value wins. Keys are identified by their canonical text.
+ * object is kept and the last value wins. Keys are identified by their canonical text (a long
+ * one by digest, confirmed: `text-keys.ts`).
  */
 export function ednMap(entries: Iterable<readonly [EdnValue, EdnValue]>): EdnMap {
-  const byId = new Map<string, [string, EdnValue, EdnValue]>();
+  const keys = new TextKeys();
+  const byId = new Map<TextKey, [string, EdnValue, EdnValue]>();
   for (const [k, v] of entries) {
     const text = emit(k);
-    const id = typeof k === 'object' && k !== null && !(k instanceof Keyword) ? equalityKey(k) : text;
+    const id = keys.key(typeof k === 'object' && k !== null && !(k instanceof Keyword) ? equalityKey(k) : text);
     const prev = byId.get(id);
     if (prev) prev[2] = v;
     else byId.set(id, [text, k, v]);
@@ -26,10 +29,11 @@ export function ednMap(entries: Iterable<readonly [EdnValue, EdnValue]>): EdnMap
 
 /** A set from members; of members that are `=`, the first is kept. */
 export function ednSet(members: Iterable<EdnValue>): EdnSet {
-  const byId = new Map<string, [string, EdnValue]>();
+  const keys = new TextKeys();
+  const byId = new Map<TextKey, [string, EdnValue]>();
   for (const v of members) {
     const text = emit(v);
-    const id = typeof v === 'object' && v !== null && !(v instanceof Keyword) ? equalityKey(v) : text;
+    const id = keys.key(typeof v === 'object' && v !== null && !(v instanceof Keyword) ? equalityKey(v) : text);
     if (!byId.has(id)) byId.set(id, [text, v]);
   }
   return EdnSet.fromKeyed(byId.values());

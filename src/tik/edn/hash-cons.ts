@@ -15,6 +15,7 @@
  * of it (bounded by the input's size); nothing is interned across reads.
  */
 import { infoOf, type Collection, type Info } from './structure.js';
+import { TextKeys, type TextKey } from './text-keys.js';
 import { EdnList, EdnMap, EdnSet, type EdnValue } from './value.js';
 
 /**
@@ -92,6 +93,9 @@ export class HashCons {
   }
 }
 
+/** A child's `eqKey` as a table key (a long scalar text by its key in `texts`). */
+const tableKey = (texts: TextKeys, k: string | Collection): TextKey | Collection => (typeof k === 'string' ? texts.key(k) : k);
+
 /** `a` = `b`, one level deep (children by `eqKey`, already resolved). */
 function sameUnderEq(hc: HashCons, a: Collection, ai: Info, b: Collection): boolean {
   const bi = infoOf(b);
@@ -106,18 +110,20 @@ function sameUnderEq(hc: HashCons, a: Collection, ai: Info, b: Collection): bool
   if (a instanceof EdnSet) {
     if (!(b instanceof EdnSet)) return false;
     // members of one set are distinct under `=`: same size and inclusion is equality
-    const keys = new Set<string | Collection>();
-    for (let i = 0; i < bi.kids.length; i++) keys.add(hc.eqKey(bi.kids[i] as EdnValue, bi.kidTexts[i]));
-    for (let i = 0; i < ai.kids.length; i++) if (!keys.has(hc.eqKey(ai.kids[i] as EdnValue, ai.kidTexts[i]))) return false;
+    const texts = new TextKeys();
+    const keys = new Set<TextKey | Collection>();
+    for (let i = 0; i < bi.kids.length; i++) keys.add(tableKey(texts, hc.eqKey(bi.kids[i] as EdnValue, bi.kidTexts[i])));
+    for (let i = 0; i < ai.kids.length; i++) if (!keys.has(tableKey(texts, hc.eqKey(ai.kids[i] as EdnValue, ai.kidTexts[i])))) return false;
     return true;
   }
   if (!(a instanceof EdnMap) || !(b instanceof EdnMap)) return false;
-  const values = new Map<string | Collection, string | Collection>();
+  const texts = new TextKeys();
+  const values = new Map<TextKey | Collection, string | Collection>();
   for (let i = 0; i < bi.kids.length; i += 2) {
-    values.set(hc.eqKey(bi.kids[i] as EdnValue, bi.kidTexts[i]), hc.eqKey(bi.kids[i + 1] as EdnValue, bi.kidTexts[i + 1]));
+    values.set(tableKey(texts, hc.eqKey(bi.kids[i] as EdnValue, bi.kidTexts[i])), hc.eqKey(bi.kids[i + 1] as EdnValue, bi.kidTexts[i + 1]));
   }
   for (let i = 0; i < ai.kids.length; i += 2) {
-    const w = values.get(hc.eqKey(ai.kids[i] as EdnValue, ai.kidTexts[i]));
+    const w = values.get(tableKey(texts, hc.eqKey(ai.kids[i] as EdnValue, ai.kidTexts[i])));
     if (w === undefined || w !== hc.eqKey(ai.kids[i + 1] as EdnValue, ai.kidTexts[i + 1])) return false;
   }
   return true;

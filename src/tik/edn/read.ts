@@ -25,6 +25,7 @@ import { emit, MAX_DEPTH } from './emit.js';
 import { HashCons } from './hash-cons.js';
 import { isCollection, scalarText, withReadScope, type Collection } from './structure.js';
 import { parseInstant } from './instant-text.js';
+import { TextKeys, type TextKey } from './text-keys.js';
 import { EdnList, EdnMap, EdnSet, EdnSymbol, Instant, Keyword, Uuid, type EdnValue, type EntryId } from './value.js';
 
 const MIN_I64 = -(2n ** 63n);
@@ -86,13 +87,15 @@ const CLOSED = Symbol('closed');
 
 /**
  * The keys (or members) of one collection literal so far, to refuse a repeat under Clojure `=`.
- * A scalar is identified by its canonical text; a collection by its representative under `=` in
- * this read (`HashCons.eqRep`: exact, no member text is written). A scalar is never `=` to a
- * collection, so the two never meet. `texts` collects each admitted member's text (undefined for
- * a collection), in order, for the collection's structure.
+ * A scalar is identified by its canonical text (a long one by its key in `keys`, which the
+ * collection then keeps); a collection by its representative under `=` in this read
+ * (`HashCons.eqRep`: exact, no member text is written). A scalar is never `=` to a collection, so
+ * the two never meet. `texts` collects each admitted member's text (undefined for a collection),
+ * in order, for the collection's structure.
  */
 class Duplicates {
-  private readonly scalars = new Set<string>();
+  readonly keys = new TextKeys();
+  private readonly scalars = new Set<TextKey>();
   private reps: Set<Collection> | undefined;
   readonly texts: (string | undefined)[] = [];
 
@@ -102,10 +105,11 @@ class Duplicates {
   admit(v: EdnValue): EntryId | undefined {
     if (!isCollection(v)) {
       const t = scalarText(v);
-      if (this.scalars.has(t)) return undefined;
-      this.scalars.add(t);
+      const k = this.keys.key(t);
+      if (this.scalars.has(k)) return undefined;
+      this.scalars.add(k);
       this.texts.push(t);
-      return t;
+      return k;
     }
     const r = this.hc.eqRep(v);
     if ((this.reps ??= new Set()).has(r)) return undefined;
@@ -292,7 +296,7 @@ class Reader {
       keyed.set(id, Object.freeze([k, forms[i + 1] as EdnValue] as const));
       texts.push(dups.texts[dups.texts.length - 1], undefined);
     }
-    return this.hc.intern(EdnMap.adopt(keyed), texts);
+    return this.hc.intern(EdnMap.adopt(keyed, dups.keys), texts);
   }
 
   readSet(): EdnSet {
@@ -316,7 +320,7 @@ class Reader {
       if (id === undefined) this.fail(`duplicate set member ${emit(v)}`, forms[i + 1] as number, 'EDN forbids repeated members in a set literal; keep one');
       keyed.set(id, v);
     }
-    return this.hc.intern(EdnSet.adopt(keyed), dups.texts);
+    return this.hc.intern(EdnSet.adopt(keyed, dups.keys), dups.texts);
   }
 
   readString(): string {

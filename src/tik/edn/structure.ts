@@ -16,27 +16,17 @@
  * built elsewhere are walked instead of skipped: slower, never wrong. The digest is
  * HalfSipHash-1-3 under a key drawn per process, so input cannot be crafted to collide often.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { emit } from './emit.js';
+import { digestKey, nativeTextDigest, reduceDigest } from './text-keys.js';
 import { EdnList, EdnMap, EdnSet, Keyword, keepMemo, memoOf, type EdnValue } from './value.js';
 
 /** Work counters, for tests that check growth by counting steps rather than timing them. */
 export const structureWork = { compareSteps: 0, hashedWords: 0 };
 
-const key = randomBytes(8);
-const K0 = key.readInt32LE(0);
-const K1 = key.readInt32LE(4);
+export { narrowDigests } from './text-keys.js';
 
-/** Digests are reduced modulo this (2⁵³; tests narrow it to force collisions). */
-let digestModulus = 2 ** 53;
-
-/**
- * Tests only: keep `bits` bits of every digest from now on (0: every digest collides), to show that
- * order and duplicate detection never rely on a digest. Digests already cached keep their width.
- */
-export function narrowDigests(bits: number): void {
-  digestModulus = 2 ** Math.min(53, Math.max(0, Math.floor(bits)));
-}
+const K0 = digestKey.readInt32LE(0);
+const K1 = digestKey.readInt32LE(4);
 
 const rotl = (x: number, b: number): number => (x << b) | (x >>> (32 - b));
 
@@ -91,7 +81,7 @@ class Hasher {
     this.round(); this.round(); this.round();
     const hi = ((this.v1 ^ this.v3) >>> 0) & 0x1fffff;
     structureWork.hashedWords += this.n;
-    return (hi * 4294967296 + lo) % digestModulus;
+    return reduceDigest(hi * 4294967296 + lo);
   }
 }
 
@@ -113,8 +103,7 @@ export function textDigest(text: string): number {
   const n = text.length;
   if (n >= NATIVE_FROM) {
     structureWork.hashedWords += n >> 1;
-    const d = createHash('sha256').update(key).update(text).digest();
-    return (d.readUIntLE(0, 6) + (d[6]! & 0x1f) * 2 ** 48) % digestModulus;
+    return nativeTextDigest(text);
   }
   const h = H0.reset(SCALAR);
   let i = 0;

@@ -20,6 +20,8 @@
  * writer (`emit`) supplies a scalar's, and a collection's is decided structurally (`structure.ts`).
  */
 
+import { LONG_TEXT, LongText, TextKeys, type TextKey } from './text-keys.js';
+
 export type EdnValue =
   | null
   | boolean
@@ -39,10 +41,16 @@ export type EdnValue =
  * same instance (so `===` compares them), and once nothing does, it is collected and its entry
  * dropped. A stream of refused pushes full of fresh keywords therefore leaks nothing.
  */
-const keywords = new Map<string, WeakRef<Keyword>>();
-const keywordGone = new FinalizationRegistry<string>((t) => {
-  if (keywords.get(t)?.deref() === undefined) keywords.delete(t);
-});
+const keywords = new Map<TextKey, WeakRef<Keyword>>();
+const keywordKeys = new TextKeys();
+const keywordGone = new FinalizationRegistry<TextKey>((k) => forget(keywords, keywordKeys, k));
+
+/** Drop a collected keyword's or symbol's entry (unless the text was interned again since). */
+function forget(table: Map<TextKey, WeakRef<object>>, keys: TextKeys, k: TextKey): void {
+  if (table.get(k)?.deref() !== undefined) return;
+  table.delete(k);
+  if (k instanceof LongText) keys.drop(k);
+}
 
 /** A keyword, interned by its text without the leading colon (`ns/name` or `name`). */
 export class Keyword {
@@ -55,11 +63,12 @@ export class Keyword {
 
   static of(text: string): Keyword {
     const t = text.startsWith(':') ? text.slice(1) : text;
-    let k = keywords.get(t)?.deref();
+    const key = keywordKeys.key(t);
+    let k = keywords.get(key)?.deref();
     if (!k) {
       k = new Keyword(t);
-      keywords.set(t, new WeakRef(k));
-      keywordGone.register(k, t);
+      keywords.set(key, new WeakRef(k));
+      keywordGone.register(k, key);
     }
     return k;
   }
@@ -82,10 +91,9 @@ export class Keyword {
 /** Shorthand: `kw('event/type')` or `kw(':event/type')`. */
 export const kw = (text: string): Keyword => Keyword.of(text);
 
-const symbols = new Map<string, WeakRef<EdnSymbol>>();
-const symbolGone = new FinalizationRegistry<string>((t) => {
-  if (symbols.get(t)?.deref() === undefined) symbols.delete(t);
-});
+const symbols = new Map<TextKey, WeakRef<EdnSymbol>>();
+const symbolKeys = new TextKeys();
+const symbolGone = new FinalizationRegistry<TextKey>((k) => forget(symbols, symbolKeys, k));
 
 /** How many keywords and symbols are interned right now (for tests of the bound). */
 export function internedCount(): number {
@@ -111,11 +119,12 @@ export class EdnSymbol {
   }
 
   static of(text: string): EdnSymbol {
-    let s = symbols.get(text)?.deref();
+    const key = symbolKeys.key(text);
+    let s = symbols.get(key)?.deref();
     if (!s) {
       s = new EdnSymbol(text);
-      symbols.set(text, new WeakRef(s));
-      symbolGone.register(s, text);
+      symbols.set(key, new WeakRef(s));
+      symbolGone.register(s, key);
     }
     return s;
   }
@@ -171,30 +180,37 @@ export class EdnList {
 }
 
 /**
- * How a map key or set member is filed: a scalar by its canonical text (short, and what `get` and
- * `getByText` look up), a collection by the value itself. A collection's text is never computed
- * to file it: for a set of sets nested 500 deep that would write (and hash) the text below every
- * level again, which is quadratic (issue 13). Identity of collections under `=` is the
- * constructor's or the reader's job (structural digests, see `structure.ts`).
+ * How a map key or set member is filed: a scalar by its canonical text (what `get` and `getByText`
+ * look up; from `LONG_TEXT` units on, by the `LongText` key of that text in the collection's own
+ * `TextKeys`, since V8 hashes a long string by its length alone), a collection by the value itself.
+ * A collection's text is never computed to file it: for a set of sets nested 500 deep that would
+ * write (and hash) the text below every level again, which is quadratic (issue 13). Identity of
+ * collections under `=` is the constructor's or the reader's job (structural digests, see
+ * `structure.ts`).
  */
-export type EntryId = string | object;
+export type EntryId = TextKey | object;
 
 function holdsCollection(v: EdnValue): v is readonly EdnValue[] | EdnList | EdnMap | EdnSet {
   return Array.isArray(v) || v instanceof EdnList || v instanceof EdnMap || v instanceof EdnSet;
 }
 
-/** The id of a key or member; `text`, when given, is its canonical text (the caller computed it). */
-export function entryId(v: EdnValue, text?: string): EntryId {
-  if (holdsCollection(v)) return v;
-  if (text !== undefined) return text;
-  return v instanceof Keyword ? ':' + v.text : canonicalText(v);
-}
+/** The canonical text of a scalar key (the caller may know it already). */
+const scalarKeyText = (v: EdnValue, text: string | undefined): string => text ?? (v instanceof Keyword ? ':' + v.text : canonicalText(v));
+
+/** Is `id` a collection filed by itself (rather than a scalar filed by its text)? */
+const collectionId = (id: EntryId): boolean => typeof id !== 'string' && !(id instanceof LongText);
+
+/** The canonical text of the key or member `v` filed under `id`. */
+const idText = (id: EntryId, v: EdnValue): string => (typeof id === 'string' ? id : id instanceof LongText ? id.text : canonicalText(v));
 
 /** Could `text` be the canonical text of a collection? */
 const collectionText = (text: string): boolean => {
   const c = text.charCodeAt(0);
   return c === 91 || c === 40 || c === 123 || (c === 35 && text.charCodeAt(1) === 123);
 };
+
+/** The id a scalar of canonical text `text` is filed under in a table whose long keys are `keys`. */
+const scalarId = (keys: TextKeys | undefined, text: string): EntryId | undefined => (text.length < LONG_TEXT ? text : keys?.find(text));
 
 /**
  * A map whose identity is the canonical text of each key. `entries` keep insertion order; the
@@ -203,6 +219,8 @@ const collectionText = (text: string): boolean => {
  */
 export class EdnMap {
   private readonly keyed: ReadonlyMap<EntryId, readonly [EdnValue, EdnValue]>;
+  /** The keys of long key texts (undefined: none). */
+  private readonly keys: TextKeys | undefined;
   #memo: unknown = undefined;
 
   static memo(v: EdnMap): unknown {
@@ -213,30 +231,34 @@ export class EdnMap {
     v.#memo = m;
   }
 
-  private constructor(keyed: Map<EntryId, readonly [EdnValue, EdnValue]>) {
+  private constructor(keyed: Map<EntryId, readonly [EdnValue, EdnValue]>, keys: TextKeys | undefined) {
     this.keyed = keyed;
+    this.keys = keys;
     Object.freeze(this);
   }
 
   /** A map of one entry (its key's text is computed only if it is a scalar). */
   static single(key: EdnValue, value: EdnValue): EdnMap {
-    return new EdnMap(new Map([[entryId(key), Object.freeze([key, value] as const)]]));
+    const entry = Object.freeze([key, value] as const);
+    if (holdsCollection(key)) return new EdnMap(new Map([[key, entry]]), undefined);
+    const keys = new TextKeys();
+    return new EdnMap(new Map([[keys.key(scalarKeyText(key, undefined)), entry]]), keys);
   }
 
   /** Later entries with the same key text replace earlier ones. */
   static from(entries: Iterable<readonly [EdnValue, EdnValue]>, keyText: (v: EdnValue) => string): EdnMap {
-    const m = new Map<string, readonly [EdnValue, EdnValue]>();
-    for (const [k, v] of entries) m.set(keyText(k), Object.freeze([k, v] as const));
-    return EdnMap.fromKeyed([...m].map(([t, [k, v]]) => [t, k, v] as const));
+    const keyedByText: (readonly [string, EdnValue, EdnValue])[] = [];
+    for (const [k, v] of entries) keyedByText.push([keyText(k), k, v]);
+    return EdnMap.fromKeyed(keyedByText);
   }
 
   /**
-   * Take ownership of a prepared id → frozen [key, value] map whose ids are `entryId(key)` and
-   * whose keys are distinct under `=` (the reader's fast path). The caller must not touch it
-   * afterwards.
+   * Take ownership of a prepared id → frozen [key, value] map whose ids are a collection key itself
+   * or a scalar key's `keys.key(text)`, and whose keys are distinct under `=` (the reader's fast
+   * path). The caller must not touch either afterwards.
    */
-  static adopt(keyed: Map<EntryId, readonly [EdnValue, EdnValue]>): EdnMap {
-    return new EdnMap(keyed);
+  static adopt(keyed: Map<EntryId, readonly [EdnValue, EdnValue]>, keys: TextKeys): EdnMap {
+    return new EdnMap(keyed, keys);
   }
 
   /**
@@ -244,11 +266,12 @@ export class EdnMap {
    * The caller guarantees each text is `emit(key)`; later texts replace earlier ones.
    */
   static fromKeyed(entries: Iterable<readonly [string, EdnValue, EdnValue]>): EdnMap {
-    const byText = new Map<string, readonly [EdnValue, EdnValue]>();
-    for (const [t, k, v] of entries) byText.set(t, Object.freeze([k, v] as const));
+    const keys = new TextKeys();
+    const byText = new Map<TextKey, readonly [EdnValue, EdnValue]>();
+    for (const [t, k, v] of entries) byText.set(keys.key(t), Object.freeze([k, v] as const));
     const m = new Map<EntryId, readonly [EdnValue, EdnValue]>();
-    for (const [t, e] of byText) m.set(entryId(e[0], t), e);
-    return new EdnMap(m);
+    for (const [t, e] of byText) m.set(holdsCollection(e[0]) ? e[0] : t, e);
+    return new EdnMap(m, keys);
   }
 
   get size(): number {
@@ -257,22 +280,21 @@ export class EdnMap {
 
   /** Look up by the canonical text of a key (e.g. `':event/type'`). */
   getByText(text: string): EdnValue | undefined {
-    const e = this.keyed.get(text);
+    const id = scalarId(this.keys, text);
+    const e = id === undefined ? undefined : this.keyed.get(id);
     if (e !== undefined || !collectionText(text)) return e?.[1];
-    for (const [id, [k, v]] of this.keyed) if (typeof id !== 'string' && canonicalText(k) === text) return v;
+    for (const [id, [k, v]] of this.keyed) if (collectionId(id) && canonicalText(k) === text) return v;
     return undefined;
   }
 
   hasText(text: string): boolean {
-    if (this.keyed.has(text)) return true;
-    if (!collectionText(text)) return false;
-    for (const [id, [k]] of this.keyed) if (typeof id !== 'string' && canonicalText(k) === text) return true;
-    return false;
+    return this.getByText(text) !== undefined;
   }
 
   /** Look up by keyword, the common case in the kernel. */
   get(key: Keyword): EdnValue | undefined {
-    return this.keyed.get(':' + key.text)?.[1];
+    const id = scalarId(this.keys, ':' + key.text);
+    return id === undefined ? undefined : this.keyed.get(id)?.[1];
   }
 
   entries(): IterableIterator<readonly [EdnValue, EdnValue]> {
@@ -281,13 +303,15 @@ export class EdnMap {
 
   /** [keyText, key, value] triples (a collection key's text is written here, when asked for). */
   *textEntries(): IterableIterator<readonly [string, EdnValue, EdnValue]> {
-    for (const [id, [k, v]] of this.keyed) yield [typeof id === 'string' ? id : canonicalText(k), k, v] as const;
+    for (const [id, [k, v]] of this.keyed) yield [idText(id, k), k, v] as const;
   }
 }
 
 /** A set whose identity is the canonical text of each member. */
 export class EdnSet {
   private readonly keyed: ReadonlyMap<EntryId, EdnValue>;
+  /** The keys of long member texts (undefined: none). */
+  private readonly keys: TextKeys | undefined;
   #memo: unknown = undefined;
 
   static memo(v: EdnSet): unknown {
@@ -298,43 +322,46 @@ export class EdnSet {
     v.#memo = m;
   }
 
-  private constructor(keyed: Map<EntryId, EdnValue>) {
+  private constructor(keyed: Map<EntryId, EdnValue>, keys: TextKeys | undefined) {
     this.keyed = keyed;
+    this.keys = keys;
     Object.freeze(this);
   }
 
   /** A set of one member (its text computed only if it is a scalar). */
   static single(member: EdnValue): EdnSet {
-    return new EdnSet(new Map([[entryId(member), member]]));
+    if (holdsCollection(member)) return new EdnSet(new Map([[member, member]]), undefined);
+    const keys = new TextKeys();
+    return new EdnSet(new Map([[keys.key(scalarKeyText(member, undefined)), member]]), keys);
   }
 
   static from(members: Iterable<EdnValue>, keyText: (v: EdnValue) => string): EdnSet {
-    const m = new Map<string, EdnValue>();
-    for (const v of members) {
-      const t = keyText(v);
-      if (!m.has(t)) m.set(t, v);
-    }
-    return EdnSet.fromKeyed(m);
+    const withText: (readonly [string, EdnValue])[] = [];
+    for (const v of members) withText.push([keyText(v), v]);
+    return EdnSet.fromKeyed(withText);
   }
 
   /**
-   * Take ownership of a prepared id → member map whose ids are `entryId(member)` and whose
-   * members are distinct under `=` (the reader's fast path). The caller must not touch it.
+   * Take ownership of a prepared id → member map whose ids are a collection member itself or a
+   * scalar member's `keys.key(text)`, and whose members are distinct under `=` (the reader's fast
+   * path). The caller must not touch either afterwards.
    */
-  static adopt(keyed: Map<EntryId, EdnValue>): EdnSet {
-    return new EdnSet(keyed);
+  static adopt(keyed: Map<EntryId, EdnValue>, keys: TextKeys): EdnSet {
+    return new EdnSet(keyed, keys);
   }
 
   /** From members whose text is already known (`emit(member)`); the first of equal texts wins. */
   static fromKeyed(members: Iterable<readonly [string, EdnValue]>): EdnSet {
-    const seen = new Set<string>();
+    const keys = new TextKeys();
+    const seen = new Set<TextKey>();
     const m = new Map<EntryId, EdnValue>();
     for (const [t, v] of members) {
-      if (seen.has(t)) continue;
-      seen.add(t);
-      m.set(entryId(v, t), v);
+      const key = keys.key(t);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      m.set(holdsCollection(v) ? v : key, v);
     }
-    return new EdnSet(m);
+    return new EdnSet(m, keys);
   }
 
   get size(): number {
@@ -342,9 +369,10 @@ export class EdnSet {
   }
 
   hasText(text: string): boolean {
-    if (this.keyed.has(text)) return true;
+    const id = scalarId(this.keys, text);
+    if (id !== undefined && this.keyed.has(id)) return true;
     if (!collectionText(text)) return false;
-    for (const [id, v] of this.keyed) if (typeof id !== 'string' && canonicalText(v) === text) return true;
+    for (const [id, v] of this.keyed) if (collectionId(id) && canonicalText(v) === text) return true;
     return false;
   }
 
@@ -354,7 +382,7 @@ export class EdnSet {
 
   /** [memberText, member] pairs (a collection member's text is written here, when asked for). */
   *textEntries(): IterableIterator<readonly [string, EdnValue]> {
-    for (const [id, v] of this.keyed) yield [typeof id === 'string' ? id : canonicalText(v), v] as const;
+    for (const [id, v] of this.keyed) yield [idText(id, v), v] as const;
   }
 }
 

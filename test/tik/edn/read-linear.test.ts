@@ -88,3 +88,93 @@ describe('reading nested sets and collection keys does work linear in the input'
     }, 30_000);
   }
 });
+
+// V8 hashes a string longer than 16,383 UTF-16 units by its length alone: every such key of one
+// length in one Map or Set shares a bucket, and each operation compares the key with all of them
+// (1,000 distinct strings of 20k characters took 6 s to read). JS cannot see that work, so the
+// tests below count it from outside: while a read runs, each Map or Set operation on a string key
+// that long adds (keys of its length already in that table) × (its length), the characters the
+// comparisons may read. Tables keyed by long texts through their digest do none of it.
+
+const V8_FULL_HASH = 16_383;
+
+function withBucketProbes<T>(f: () => T): { value: T | Error; probes: number } {
+  const M = Map.prototype;
+  const S = Set.prototype;
+  const orig = { mget: M.get, mhas: M.has, mset: M.set, mdel: M.delete, mclear: M.clear, shas: S.has, sadd: S.add, sdel: S.delete, sclear: S.clear };
+  const counts = new WeakMap<object, Record<number, number>>();
+  let probes = 0;
+  /** Count the probes of an operation on `key` in `table`; `change` is +1 (adds), -1 (deletes) or 0. */
+  const probe = (table: object, key: unknown, present: () => boolean, change: number): void => {
+    if (typeof key !== 'string' || key.length <= V8_FULL_HASH) return;
+    let c = counts.get(table);
+    if (c === undefined) counts.set(table, (c = {}));
+    const same = c[key.length] ?? 0;
+    probes += same * key.length;
+    if (change !== 0 && present() === (change < 0)) c[key.length] = same + change;
+  };
+  const patched = {
+    get(this: Map<unknown, unknown>, k: unknown) { probe(this, k, () => true, 0); return orig.mget.call(this, k); },
+    has(this: Map<unknown, unknown>, k: unknown) { probe(this, k, () => true, 0); return orig.mhas.call(this, k); },
+    set(this: Map<unknown, unknown>, k: unknown, v: unknown) { probe(this, k, () => orig.mhas.call(this, k), 1); return orig.mset.call(this, k, v); },
+    delete(this: Map<unknown, unknown>, k: unknown) { probe(this, k, () => orig.mhas.call(this, k), -1); return orig.mdel.call(this, k); },
+    clear(this: Map<unknown, unknown>) { counts.delete(this); orig.mclear.call(this); },
+    shas(this: Set<unknown>, k: unknown) { probe(this, k, () => true, 0); return orig.shas.call(this, k); },
+    add(this: Set<unknown>, k: unknown) { probe(this, k, () => orig.shas.call(this, k), 1); return orig.sadd.call(this, k); },
+    sdel(this: Set<unknown>, k: unknown) { probe(this, k, () => orig.shas.call(this, k), -1); return orig.sdel.call(this, k); },
+    sclear(this: Set<unknown>) { counts.delete(this); orig.sclear.call(this); },
+  };
+  Object.assign(M, { get: patched.get, has: patched.has, set: patched.set, delete: patched.delete, clear: patched.clear });
+  Object.assign(S, { has: patched.shas, add: patched.add, delete: patched.sdel, clear: patched.sclear });
+  try {
+    let value: T | Error;
+    try {
+      value = f();
+    } catch (e) {
+      value = e as Error;
+    }
+    return { value, probes };
+  } finally {
+    Object.assign(M, { get: orig.mget, has: orig.mhas, set: orig.mset, delete: orig.mdel, clear: orig.mclear });
+    Object.assign(S, { has: orig.shas, add: orig.sadd, delete: orig.sdel, clear: orig.sclear });
+  }
+}
+
+/** `n` distinct texts of `length` characters that differ only in their last ones, in canonical order. */
+const longTexts = (n: number, length: number): string[] => Array.from({ length: n }, (_, i) => 'L'.repeat(length - 6) + String(i).padStart(6, '0'));
+const quoted = (ts: string[]): string[] => ts.map((t) => `"${t}"`);
+
+describe('many distinct long texts of one length read with work linear in the input', () => {
+  const LENGTH = V8_FULL_HASH + 17;
+  const shapes: Record<string, { text: (n: number) => string; refused?: RegExp }> = {
+    'set of long strings': { text: (n) => `#{${quoted(longTexts(n, LENGTH)).join(' ')}}` },
+    'map keyed by long strings': { text: (n) => `{${quoted(longTexts(n, LENGTH)).map((k, i) => `${k} ${i}`).join(' ')}}` },
+    'set of long keywords': { text: (n) => `#{${longTexts(n, LENGTH).map((t) => ':' + t).join(' ')}}` },
+    'map keyed by long symbols, inside a vector of maps': { text: (n) => `[{:a 1} {${longTexts(n, LENGTH).map((t, i) => `${t} ${i}`).join(' ')}} {:b 2}]` },
+    'sets of long strings nested in a map of sets': {
+      text: (n) => `{:a #{${quoted(longTexts(n, LENGTH)).slice(0, n / 2).join(' ')}} :b #{#{${quoted(longTexts(n, LENGTH)).slice(n / 2).join(' ')}}}}`,
+    },
+    // a vector and a list holding one set are `=`: telling them apart compares the two sets' members
+    'a set whose two members are = and hold long strings (refused)': {
+      text: (n) => { const s = `#{${quoted(longTexts(n, LENGTH)).join(' ')}}`; return `#{(${s}) [${s}]}`; },
+      refused: /duplicate set member/,
+    },
+  };
+  for (const [name, { text, refused }] of Object.entries(shapes)) {
+    it(`${name}: work per input character stays bounded as the count doubles`, () => {
+      const perChar: number[] = [];
+      for (const n of [16, 32, 64, 128]) {
+        const t = text(n);
+        structureWork.compareSteps = 0;
+        structureWork.hashedWords = 0;
+        const { value, probes } = withBucketProbes(() => readEdn(t));
+        if (refused) expect(value).toBeInstanceOf(Error);
+        if (refused) expect((value as Error).message).toMatch(refused);
+        else expect(emit(value as ReturnType<typeof readEdn>) === t).toBe(true);
+        perChar.push((probes + structureWork.compareSteps + structureWork.hashedWords) / t.length);
+      }
+      for (let i = 1; i < perChar.length; i++) expect(perChar[i]!).toBeLessThan(perChar[0]! * 1.5 + 0.5);
+      expect(perChar[perChar.length - 1]!).toBeLessThan(4);
+    }, 30_000);
+  }
+});
