@@ -7,6 +7,7 @@
 import type { EdnMap, Instant, Keyword} from '../edn/value.js';
 import { type EdnValue } from '../edn/value.js';
 import { ednEquals, emit, keywordPath, pathKey, seqItems } from './edn-access.js';
+import { TextMap } from '../edn/text-map.js';
 import { foldOrder } from './dag.js';
 import { K, type TikEvent } from './event.js';
 
@@ -162,8 +163,8 @@ interface AncestryIndex {
  * `evolve` applies events one at a time and derives after each; `reduce` applies them all.
  */
 export class TicketFold implements TicketState {
-  readonly facts = new Map<string, FactEntry>();
-  readonly artifacts = new Map<string, Artifact>();
+  readonly facts = new TextMap<FactEntry>();
+  readonly artifacts = new TextMap<Artifact>();
   readonly attestations: Attestation[] = [];
   readonly log: TikEvent[] = [];
   title: EdnValue | undefined;
@@ -173,13 +174,13 @@ export class TicketFold implements TicketState {
   createdAt: Instant | undefined;
   createdBy: string | undefined;
   readonly migrations: Migration[] = [];
-  readonly writes = new Map<string, Write[]>();
+  readonly writes = new TextMap<Write[]>();
   readonly parents = new Map<string, readonly string[]>();
-  readonly linearWrites = new Map<string, boolean>();
+  readonly linearWrites = new TextMap<boolean>();
   /** Latest attestation instant per claim (canonical text). */
-  readonly lastAttested = new Map<string, Instant>();
-  private readonly ancestry = new Map<string, AncestryIndex>();
-  readonly cache = new Map<string, unknown>();
+  readonly lastAttested = new TextMap<Instant>();
+  private readonly ancestry = new TextMap<AncestryIndex>();
+  readonly cache = new TextMap<unknown>();
 
   /** Folds one event. Events must arrive in fold order, each id once. */
   apply(e: TikEvent): void {
@@ -403,8 +404,8 @@ export function factValue(state: TicketState, path: readonly EdnValue[]): EdnVal
 }
 
 /** `fact-map`: path key → `{path, value}` over present facts (the corpus's `:facts`). */
-export function factMap(state: TicketState): Map<string, { path: Keyword[]; value: EdnValue }> {
-  const out = new Map<string, { path: Keyword[]; value: EdnValue }>();
+export function factMap(state: TicketState): TextMap<{ path: Keyword[]; value: EdnValue }> {
+  const out = new TextMap<{ path: Keyword[]; value: EdnValue }>();
   for (const [key, entry] of state.facts) {
     const s = factStatusByKey(state, key);
     if (s.status === 'present') out.set(key, { path: [...(keywordPath(entry.path) ?? (entry.path as Keyword[]))], value: s.value });
