@@ -135,12 +135,12 @@ export class PlanCache {
     const lifted = liftLiterals(job.sql);
     const base = keyOf(job, generation);
     const shapeKey = lifted ? `${base}\u0001L${lifted.shape}` : undefined;
-    const exactKey = `${base}\u0001E${job.sql}`;
     const shaped = shapeKey ? this.get(shapeKey) : undefined;
     if (shaped?.kind === 'template') {
       this.count('hit');
       return fill(shaped, lifted!.literals.map((l) => l.value), true);
     }
+    const exactKey = `${base}\u0001E${job.sql}`;
     const exact = this.get(exactKey);
     if (exact?.kind === 'exact') {
       this.count('hit');

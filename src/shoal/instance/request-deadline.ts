@@ -26,7 +26,8 @@ export function requestDeadline(parent: AbortSignal, timeoutMs: number): Deadlin
   timer.unref();
   const onParent = (): void => controller.abort(parent.reason);
   if (parent.aborted) onParent();
-  else parent.addEventListener('abort', onParent, { once: true });
+  // (no `once`: a signal dispatches abort at most once, and the option costs on every request)
+  else parent.addEventListener('abort', onParent);
   return {
     signal: controller.signal,
     dispose: () => {
