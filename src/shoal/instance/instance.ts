@@ -56,6 +56,7 @@ import { governanceOf } from './plan-job.js';
 import { limitToDomains } from '../sql/domain-scope.js';
 import { PlannerPool, type PlanCatalog } from './planner-pool.js';
 import { PlanCache } from './plan-cache.js';
+import { oneBatch } from './one-batch.js';
 import { abortError, disposing, requestDeadline } from './request-deadline.js';
 import { checkSqlLimits } from '../sql/sql-limits.js';
 import { explainBindFailure } from '../sql/bind-failure.js';
@@ -564,9 +565,7 @@ export class ShoalInstance implements QueryService {
         columns: typed,
         headers,
         tables: plan.tables,
-        batches: (async function* () {
-          yield normalizeRows(fetched.rows, classes);
-        })(),
+        batches: oneBatch(() => normalizeRows(fetched.rows, classes)),
       });
     }
     const batches = this.engine.execute(plan.sql, { signal, pushdown: plan.pushdown });

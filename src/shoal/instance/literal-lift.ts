@@ -42,51 +42,55 @@ interface Token {
   readonly end: number;
 }
 
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+/** `\s` as a regex reads it; ASCII by code (this runs per character of every request's text). */
+const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || (c >= 128 && /\s/.test(String.fromCharCode(c)));
+const TWO_CHAR_OPS = new Set(['<>', '!=', '<=', '>=', '::', '||']);
+
 /** The text's tokens, or undefined when it has anything this small lexer does not model. */
 function tokens(sql: string): Token[] | undefined {
   const out: Token[] = [];
+  const n = sql.length;
   let i = 0;
-  while (i < sql.length) {
-    const c = sql[i]!;
-    if (/\s/.test(c)) { i++; continue; }
-    if ((c === '-' && sql[i + 1] === '-') || (c === '/' && sql[i + 1] === '*') || c === '$' || c === '`') return undefined;
+  while (i < n) {
+    const c = sql.charCodeAt(i);
+    if (isSpace(c)) { i++; continue; }
+    const d = sql.charCodeAt(i + 1);
+    // `--`, `/*`, `$`, a backquote
+    if ((c === 45 && d === 45) || (c === 47 && d === 42) || c === 36 || c === 96) return undefined;
     const start = i;
-    if (c === "'") {
+    if (c === 39 || c === 34) {
+      i = sql.indexOf(c === 39 ? "'" : '"', i + 1);
+      if (i < 0) return undefined;
       i++;
-      while (i < sql.length && sql[i] !== "'") i++;
-      if (i >= sql.length) return undefined;
-      i++;
+      if (c === 34) {
+        out.push({ kind: 'quoted', text: sql.slice(start, i), start, end: i });
+        continue;
+      }
       // a doubled quote continues the string: not plain, keep it (and the rest) as it is
-      if (sql[i] === "'") return undefined;
+      if (sql.charCodeAt(i) === 39) return undefined;
       out.push({ kind: 'string', text: sql.slice(start, i), start, end: i });
       continue;
     }
-    if (c === '"') {
-      i++;
-      while (i < sql.length && sql[i] !== '"') i++;
-      if (i >= sql.length) return undefined;
-      i++;
-      out.push({ kind: 'quoted', text: sql.slice(start, i), start, end: i });
-      continue;
-    }
-    if (/[0-9]/.test(c)) {
-      while (i < sql.length && /[0-9A-Za-z_.]/.test(sql[i]!)) i++;
+    if (isDigit(c)) {
+      while (i < n && (isLetter(sql.charCodeAt(i)) || isDigit(sql.charCodeAt(i)) || sql.charCodeAt(i) === 46)) i++;
       out.push({ kind: 'number', text: sql.slice(start, i), start, end: i });
       continue;
     }
-    if (/[A-Za-z_]/.test(c)) {
-      while (i < sql.length && /[A-Za-z0-9_]/.test(sql[i]!)) i++;
+    if (isLetter(c)) {
+      while (i < n && (isLetter(sql.charCodeAt(i)) || isDigit(sql.charCodeAt(i)))) i++;
       out.push({ kind: 'word', text: sql.slice(start, i), start, end: i });
       continue;
     }
     const two = sql.slice(i, i + 2);
-    if (['<>', '!=', '<=', '>=', '::', '||'].includes(two)) {
+    if (TWO_CHAR_OPS.has(two)) {
       i += 2;
       out.push({ kind: 'op', text: two, start, end: i });
       continue;
     }
     i++;
-    out.push({ kind: 'op', text: c, start, end: i });
+    out.push({ kind: 'op', text: sql[start]!, start, end: i });
   }
   return out;
 }

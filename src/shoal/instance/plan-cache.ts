@@ -19,7 +19,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { SqlLiteral } from '../sources/sql-literal.js';
 import type { GovernedPlan } from '../sql/index.js';
-import { type LiftedText, liftLiterals, withLiterals } from './literal-lift.js';
+import { type LiftedText, type LiteralClass, liftLiterals, withLiterals } from './literal-lift.js';
 import type { PlanJob, PlanOutcome } from './plan-job.js';
 
 export const PLAN_CACHE_TOTAL = 'shoal_plan_cache_total';
@@ -40,12 +40,16 @@ interface Template {
   readonly kind: 'template';
   readonly outcome: PlanOutcome;
   readonly markers: readonly string[];
+  /** Compiled once per template: every fill of a hit runs it (markerRe). */
+  readonly re: RegExp;
+  /** Each marker's literal index and class, as the regex finds it (a string marker without its quotes). */
+  readonly slots: ReadonlyMap<string, { readonly index: number; readonly cls: 'int4' | 'int8' | 'string' }>;
 }
 
 type Entry = { readonly kind: 'exact'; readonly outcome: PlanOutcome } | Template | { readonly kind: 'not_liftable' };
 
 /** Markers: values no query is likely to hold, each in its literal's class (int4, int8, plain string). */
-function markerOf(cls: 'int4' | 'int8' | 'string', i: number): string {
+function markerOf(cls: LiteralClass, i: number): string {
   if (cls === 'int4') return String(2013000000 + i);
   if (cls === 'int8') return String(9013000000000000000n + BigInt(i));
   return `zq9lit${i}zq`;
@@ -70,17 +74,16 @@ function substituteValues(v: unknown, byMarker: ReadonlyMap<string, string>): un
 
 function fill(template: Template, values: readonly string[], bind: boolean): PreparedPlan {
   const { plan } = template.outcome;
-  const byMarker = new Map(template.markers.map((m, i) => [m, values[i]!]));
   const params: SqlLiteral[] = [];
   const dialect = plan.route.kind === 'direct' ? plan.route.dialect : undefined;
-  const re = markerRe(template.markers);
   // mysql2 fills `?` client-side, everywhere in the text: only bind when the SQL has no other `?`
   const bindHere = bind && (dialect === 'postgres' || (dialect === 'mysql' && !plan.sql.includes('?')));
-  const sql = plan.sql.replace(re, (found) => {
+  // a global regex: replace starts it at 0 and leaves lastIndex at 0, so one instance serves every fill
+  const sql = plan.sql.replace(template.re, (found) => {
     const isString = found.startsWith("'");
-    const marker = isString ? found.slice(1, -1) : found;
-    const value = byMarker.get(marker)!;
-    const cls = isString ? 'string' : BigInt(marker) >= 9013000000000000000n ? 'int8' : 'int4';
+    const slot = template.slots.get(isString ? found.slice(1, -1) : found)!;
+    const value = values[slot.index]!;
+    const cls = slot.cls;
     // bind parameters on the direct route: PostgreSQL types an unadorned `$n` from its context as it
     // types a string literal; an integer keeps the type its literal had
     if (bindHere && dialect === 'postgres') {
@@ -96,7 +99,7 @@ function fill(template: Template, values: readonly string[], bind: boolean): Pre
   const filled: GovernedPlan = {
     ...plan,
     sql,
-    ...(plan.pushdown ? { pushdown: substituteValues(plan.pushdown, byMarker) as GovernedPlan['pushdown'] } : {}),
+    ...(plan.pushdown ? { pushdown: substituteValues(plan.pushdown, new Map(template.markers.map((m, i) => [m, values[i]!]))) as GovernedPlan['pushdown'] } : {}),
   };
   return { ...template.outcome, plan: filled, params };
 }
@@ -132,12 +135,12 @@ export class PlanCache {
     const lifted = liftLiterals(job.sql);
     const base = keyOf(job, generation);
     const shapeKey = lifted ? `${base}\u0001L${lifted.shape}` : undefined;
-    const exactKey = `${base}\u0001E${job.sql}`;
     const shaped = shapeKey ? this.get(shapeKey) : undefined;
     if (shaped?.kind === 'template') {
       this.count('hit');
       return fill(shaped, lifted!.literals.map((l) => l.value), true);
     }
+    const exactKey = `${base}\u0001E${job.sql}`;
     const exact = this.get(exactKey);
     if (exact?.kind === 'exact') {
       this.count('hit');
@@ -164,12 +167,14 @@ export class PlanCache {
   /** The shape's template, if filling the original literals back in gives exactly `original`. */
   private async template(job: PlanJob, lifted: LiftedText, original: PlanOutcome, planner: Planner): Promise<Template | undefined> {
     const markers = lifted.literals.map((l, i) => markerOf(l.cls, i));
+    const re = markerRe(markers);
     // Filling replaces every marker in the plan. The parts of a plan that are not lifted literals
     // (the text's other tokens, RLS filters with their session values, masks) are the same in the
     // original plan: if a marker already stands there, a later fill would rewrite it (a session
     // value equal to a marker would take the next request's literal). Such a key is exact-text only.
     const pushdownText = original.plan.pushdown ? JSON.stringify(original.plan.pushdown) : '';
-    if (markerRe(markers).test(original.plan.sql) || markers.some((m) => pushdownText.includes(m))) return undefined;
+    // (search, not test: it ignores and keeps the global regex's lastIndex)
+    if (original.plan.sql.search(re) >= 0 || markers.some((m) => pushdownText.includes(m))) return undefined;
     let marked: PlanOutcome;
     try {
       marked = await planner({ ...job, sql: withLiterals(job.sql, lifted, markers) });
@@ -178,7 +183,8 @@ export class PlanCache {
     }
     if (marked.readsClock) return undefined;
     // the result-cache verdict is the original text's (it reads session variable names, never lifted)
-    const template: Template = { kind: 'template', outcome: { ...marked, ...(original.verdict ? { verdict: original.verdict } : {}) }, markers };
+    const slots = new Map(lifted.literals.map((l, i) => [markers[i]!, { index: i, cls: l.cls }] as const));
+    const template: Template = { kind: 'template', outcome: { ...marked, ...(original.verdict ? { verdict: original.verdict } : {}) }, markers, re, slots };
     const check = fill(template, lifted.literals.map((l) => l.value), false);
     return isDeepStrictEqual(check.plan, original.plan) ? template : undefined;
   }

@@ -26,7 +26,8 @@ export function requestDeadline(parent: AbortSignal, timeoutMs: number): Deadlin
   timer.unref();
   const onParent = (): void => controller.abort(parent.reason);
   if (parent.aborted) onParent();
-  else parent.addEventListener('abort', onParent, { once: true });
+  // (no `once`: a signal dispatches abort at most once, and the option costs on every request)
+  else parent.addEventListener('abort', onParent);
   return {
     signal: controller.signal,
     dispose: () => {
@@ -36,13 +37,44 @@ export function requestDeadline(parent: AbortSignal, timeoutMs: number): Deadlin
   };
 }
 
-/** `batches`, calling `done` once when the stream ends, fails or is abandoned. */
-export async function* disposing<T>(batches: AsyncIterable<T>, done: () => void): AsyncGenerator<T, void, undefined> {
-  try {
-    yield* batches;
-  } finally {
+/**
+ * `batches`, calling `done` once when the stream ends, fails or is abandoned (`return`, also before
+ * the first batch). An iterator by hand, not an async generator: every request's stream passes
+ * through it, and a generator delegating with `yield*` costs several promise hops per batch.
+ * Its consumers read one batch at a time (for await, Readable.from).
+ */
+export function disposing<T>(batches: AsyncIterable<T>, done: () => void): AsyncIterableIterator<T> {
+  let it: AsyncIterator<T> | undefined;
+  let over = false;
+  const finish = (): void => {
+    if (over) return;
+    over = true;
     done();
-  }
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next(): Promise<IteratorResult<T>> {
+      if (over) return { done: true, value: undefined };
+      try {
+        const r = await (it ??= batches[Symbol.asyncIterator]()).next();
+        if (r.done === true) finish();
+        return r;
+      } catch (e) {
+        finish();
+        throw e;
+      }
+    },
+    async return(): Promise<IteratorResult<T>> {
+      try {
+        if (!over && it) await it.return?.();
+      } finally {
+        finish();
+      }
+      return { done: true, value: undefined };
+    },
+  };
 }
 
 /** Why an aborted request stopped: QUERY_TIMEOUT from the deadline, else the client went away. */

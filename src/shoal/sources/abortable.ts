@@ -26,7 +26,8 @@ export function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, 
       onAbort?.();
       reject(abortError(signal, sourceId));
     };
-    signal.addEventListener('abort', aborted, { once: true });
+    // (no `once`: a signal dispatches abort at most once, and the option costs on every fetch)
+    signal.addEventListener('abort', aborted);
     work.then(
       (v) => {
         signal.removeEventListener('abort', aborted);

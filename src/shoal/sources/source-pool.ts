@@ -12,6 +12,16 @@ function fingerprint(dialect: SourceDialect, c: SourceConnection): string {
   return JSON.stringify([dialect, c.host, c.port, c.database, c.username, c.password, c.path]);
 }
 
+/** Fingerprints by connection object (a catalog's source configs are not mutated): `driver` runs on every direct-route request. */
+const fingerprints = new WeakMap<SourceConnection, { readonly dialect: SourceDialect; readonly fp: string }>();
+function fingerprintOf(dialect: SourceDialect, c: SourceConnection): string {
+  const held = fingerprints.get(c);
+  if (held?.dialect === dialect) return held.fp;
+  const fp = fingerprint(dialect, c);
+  fingerprints.set(c, { dialect, fp });
+  return fp;
+}
+
 export class SourcePool {
   private readonly drivers = new Map<string, { fingerprint: string; driver: SourceDriver }>();
 
@@ -22,7 +32,7 @@ export class SourcePool {
 
   /** The driver for `conn`, (re)opened if its connection fields changed. */
   driver(dialect: SourceDialect, conn: SourceConnection): SourceDriver {
-    const fp = fingerprint(dialect, conn);
+    const fp = fingerprintOf(dialect, conn);
     const held = this.drivers.get(conn.id);
     if (held !== undefined && held.fingerprint === fp) return held.driver;
     if (held !== undefined) void held.driver.close().catch(() => undefined);
