@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, eventFiles, json, snapshot, supportStore, tik } from './harness.js';
@@ -62,6 +63,14 @@ describe('tik reprocess', () => {
     const again = await tik(d, ['reprocess', id, v2]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/already pinned/);
+  });
+
+  it('--apply signs the migration with TIK_KEY, so verify names no unsigned migrate', async () => {
+    const { d, id, v2 } = await setup();
+    const key = join(d, 'seb');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'seb', '-f', key]);
+    const r = json<Reprocess>(await tik(d, ['reprocess', id, v2, '--apply', '--json'], { TIK_KEY: key }));
+    expect(readdirSync(join(d, 'tickets', id, 'events')).some((f) => f.startsWith(`${r.event}.sig.`))).toBe(true);
   });
 
   it('refuses a definition that fails lint, another process, or a missing file', async () => {

@@ -17,17 +17,15 @@ export function registerReprocess(program: Command, ctx: CliContext): void {
     .option('--reason <text>', 'why (recorded in the event as :migrate/reason)')
     .option('--json', 'print the result as JSON (see docs/tik.md)')
     .action(async (prefix: string, file: string, opts: { apply?: boolean; reason?: string; json?: boolean }) => {
-      const { readFile } = await import('node:fs/promises');
       const { TikError } = await import('../../errors.js');
+      const { ADMISSION_LIMITS, readFileBounded } = await import('../../store/admission/index.js');
       const { renderReprocess } = await import('../render.js');
       const { printWarnings, serviceFor } = await import('../service.js');
-      let text: string;
-      try {
-        text = await readFile(ctx.path(file), 'utf8');
-      } catch {
-        throw new TikError('cli/no-file', `cannot read ${file}`, { where: file, hint: 'give the path of the proposed process definition' });
-      }
-      const r = await (await serviceFor(ctx)).reprocess({ actor: ctx.actor(), ticket: prefix, definitionText: text, file, apply: opts.apply === true, reason: opts.reason });
+      // bounded while reading, at the archived-definition limit
+      const bytes = await readFileBounded(ctx.path(file), ADMISSION_LIMITS.process, file);
+      if (bytes === undefined) throw new TikError('cli/no-file', `cannot read ${file}`, { where: file, hint: 'give the path of the proposed process definition' });
+      const text = bytes.toString('utf8');
+      const r = await (await serviceFor(ctx, { write: opts.apply === true })).reprocess({ actor: ctx.actor(), ticket: prefix, definitionText: text, file, apply: opts.apply === true, reason: opts.reason });
       printWarnings(ctx, r.warnings);
       if (opts.json) ctx.json({ ...r.value, gained: [...r.value.gained], lost: [...r.value.lost], blockers: r.value.blockers.map((b) => ({ stage: b.stage, missing: [...b.missing] })) });
       else ctx.out(renderReprocess(r.value));
