@@ -3,13 +3,11 @@ import { isCodedError } from '../../core/errors.js';
 import type { CliIo } from './io.js';
 import { CliContext } from './context.js';
 import { buildTikProgram } from './program.js';
+import { EXIT } from './root-command.js';
 import { closeRunStores } from './store-access.js';
 import { outcomeOf } from '../app/error-table.js';
 import { warningsBefore } from '../app/warnings-before.js';
-
-/** Exit codes of the `tik` command. */
-export const EXIT = Object.freeze({ ok: 0, failure: 1, usage: 2 });
-
+import { verbsFor } from './verbs-for.js';
 
 /**
  * Run the `tik` command with `argv` (the arguments after the program name) against `io`.
@@ -17,8 +15,8 @@ export const EXIT = Object.freeze({ ok: 0, failure: 1, usage: 2 });
  */
 export async function runTik(argv: readonly string[], io: CliIo): Promise<number> {
   const ctx = new CliContext(io);
-  const program = buildTikProgram(ctx);
   try {
+    const program = await buildTikProgram(ctx, verbsFor(argv));
     await program.parseAsync([...argv], { from: 'user' });
     return ctx.exitCode;
   } catch (e) {

@@ -3,9 +3,8 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 
 /** `tik actor add <name> <pubkey-file-or-line>`: allow a key to sign as `name` (the `actors` file). */
-export function registerActor(program: Command, ctx: CliContext): void {
-  const actor = program.command('actor').description('manage the actors file (who may sign as whom)');
-  actor
+export function registerActor(verb: Command, ctx: CliContext): void {
+  verb
     .command('add')
     .description('add an allowed-signers line: <name> namespaces="tik-*" ssh-ed25519 <key>')
     .argument('<name>', 'the actor name events carry in :event/actor')

@@ -5,10 +5,8 @@ import type { CliContext } from '../context.js';
 import { printWritten } from '../written.js';
 
 /** `tik attach <id> file [--as path]`: store the file as a blob and attach it (default `repro/<name>`). */
-export function registerAttach(program: Command, ctx: CliContext): void {
-  program
-    .command('attach')
-    .description('attach a file as an artifact (stored by hash under the ticket)')
+export function registerAttach(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<ticket>', 'ticket id or unique prefix')
     .argument('<file>', 'the file to attach')
     .option('--as <path>', 'the artifact path guards match (default repro/<file name>)')

@@ -7,10 +7,8 @@ import { printWritten } from '../written.js';
  * `{:claim <claim>}` plus the entries of `--body` (§2.2). `tik attest <id> :sbom` satisfies
  * `[:attested-within :sbom "P1D"]`.
  */
-export function registerAttest(program: Command, ctx: CliContext): void {
-  program
-    .command('attest')
-    .description('record an attestation {:claim <claim> …}')
+export function registerAttest(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<ticket>', 'ticket id or unique prefix')
     .argument('<claim>', 'the claim as EDN, e.g. :sbom (a bare word becomes a keyword)')
     .option('--body <edn-map>', 'more entries for the attestation body, as an EDN map')

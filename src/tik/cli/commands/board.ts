@@ -6,10 +6,8 @@ import type { CliContext } from '../context.js';
  * no network): written to FILE (atomically), or printed. Unreadable tickets are named on the page
  * and on stderr, and the run exits 1.
  */
-export function registerBoard(program: Command, ctx: CliContext): void {
-  program
-    .command('board')
-    .description('the whole board as one self-contained HTML file (a column per stage, facts, what each ticket misses)')
+export function registerBoard(verb: Command, ctx: CliContext): void {
+  verb
     .argument('[file]', 'write the page here instead of printing it')
     .option('--at <instant>', 'derive at this instant instead of now')
     .action(async (file: string | undefined, opts: { at?: string }) => {

@@ -6,10 +6,8 @@ import type { CliContext } from '../context.js';
  * cite the event behind the current value, `:artifact` the attaches, `:attested-within` the
  * attestations; negations, time and stage prerequisites say so in a note.
  */
-export function registerCausal(program: Command, ctx: CliContext): void {
-  program
-    .command('causal')
-    .description('which events made each reached stage true (the evidence behind each guard)')
+export function registerCausal(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<ticket>', 'ticket id or unique prefix')
     .option('--at <instant>', 'derive at this instant instead of now')
     .option('--json', 'print the evidence as JSON (see docs/tik.md)')

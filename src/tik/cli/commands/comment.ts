@@ -7,10 +7,8 @@ import { printWritten } from '../written.js';
  * `tik comment <id> text…`: a comment is not an event type; it is an attach of a UTF-8 text blob
  * at `comment/<Instant.toString of its :at>` (§2.2).
  */
-export function registerComment(program: Command, ctx: CliContext): void {
-  program
-    .command('comment')
-    .description('add a comment (a text blob attached at comment/<instant>)')
+export function registerComment(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<ticket>', 'ticket id or unique prefix')
     .argument('<text...>', 'the comment text (words are joined with spaces)')
     .option('--json', 'print the written event id as JSON')

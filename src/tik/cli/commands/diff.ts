@@ -3,10 +3,8 @@ import { TikError } from '../../errors.js';
 import type { CliContext } from '../context.js';
 
 /** `tik diff <id> [k] [--json]`: what the last k events (default 1) changed. */
-export function registerDiff(program: Command, ctx: CliContext): void {
-  program
-    .command('diff')
-    .description('stages gained and lost and facts changed by the last k events (default 1)')
+export function registerDiff(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<ticket>', 'ticket id or unique prefix')
     .argument('[k]', 'how many of the latest events', '1')
     .option('--json', 'print the diff as JSON (see docs/tik.md)')

@@ -6,10 +6,8 @@ import { printWritten } from '../written.js';
  * `tik dispute <id> k [--reason R] [--withdraw]`: reject a fact (the stage that needs it stops
  * deriving), or withdraw your own disputes on it. The reason defaults to "disputed"/"withdrawn".
  */
-export function registerDispute(program: Command, ctx: CliContext): void {
-  program
-    .command('dispute')
-    .description('dispute a fact, or withdraw your disputes on it')
+export function registerDispute(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<ticket>', 'ticket id or unique prefix')
     .argument('<key>', 'dotted key, e.g. category')
     .option('--reason <text>', 'why (default "disputed", or "withdrawn" with --withdraw)')

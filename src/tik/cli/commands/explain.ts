@@ -5,10 +5,8 @@ import type { CliContext } from '../context.js';
  * `tik explain <id> [--actor A] [--at INST] [--json]`: for each frontier stage, what holds, what
  * is missing and what it blocks. `--actor` keeps only what that actor can act on.
  */
-export function registerExplain(program: Command, ctx: CliContext): void {
-  program
-    .command('explain')
-    .description('why each next stage is not reached yet, and who can supply what is missing')
+export function registerExplain(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<ticket>', 'ticket id or unique prefix')
     .option('--at <instant>', 'derive at this instant instead of now')
     .option('--json', 'print the explanation as JSON (see docs/tik.md)')

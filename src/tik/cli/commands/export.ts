@@ -2,10 +2,8 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 
 /** `tik export <dir>`: write the store (any backend) as a file tree in upstream's layout. */
-export function registerExport(program: Command, ctx: CliContext): void {
-  program
-    .command('export')
-    .description('write the store as a file tree (tickets/, processes/, …) at DIR; adds to an existing tree')
+export function registerExport(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<dir>', 'the directory to write')
     .action(async (dir: string) => {
       const { exportStore } = await import('../../store/export-import.js');

@@ -6,10 +6,8 @@ import type { CliContext } from '../context.js';
  * store. Every file is checked first (bytes hash to the name, events parse); if any is wrong,
  * nothing is written. Importing the same tree twice changes nothing.
  */
-export function registerImport(program: Command, ctx: CliContext): void {
-  program
-    .command('import')
-    .description('append the events, sidecars and blobs of a file tree (as tik export writes) to the store')
+export function registerImport(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<dir|tgz>', 'the tree to import: a directory, or a gzipped tar of one')
     .action(async (dir: string) => {
       const { importTree } = await import('../../store/export-import.js');

@@ -2,10 +2,8 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 
 /** `tik init [--hidden] [--sqlite]`: create an empty file store (or SQLite store) at the root. */
-export function registerInit(program: Command, ctx: CliContext): void {
-  program
-    .command('init')
-    .description('create an empty store (tickets/, processes/by-hash/) at --root, $TIK_ROOT or the cwd')
+export function registerInit(verb: Command, ctx: CliContext): void {
+  verb
     .option('--hidden', 'put the store under <root>/.tik/')
     .option('--sqlite', 'a SQLite store: the log in tik.db (tik-model.md §1.9)')
     .action(async (opts: { hidden?: boolean; sqlite?: boolean }) => {

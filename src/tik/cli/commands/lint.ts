@@ -8,10 +8,8 @@ import type { CliContext } from '../context.js';
  * `tik lint FILE`: parse, hash and lint a process definition; exit 1 if it has errors. Run inside
  * a store, the roles register in effect there also declares roles for `[:signed-by role …]`.
  */
-export function registerLint(program: Command, ctx: CliContext): void {
-  program
-    .command('lint')
-    .description('check a process definition: errors fail, warnings are advice')
+export function registerLint(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<file>', 'a process definition (.edn)')
     .option('--json', 'print {file, process, version, hash, errors, warnings} as JSON')
     .action(async (f: string, opts: { json?: boolean }) => {

@@ -2,10 +2,8 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 
 /** `tik log <id> [--json]`: the events in fold order and the stages each one derived. */
-export function registerLog(program: Command, ctx: CliContext): void {
-  program
-    .command('log')
-    .description('the events in order (at, id), with the stages each one newly derived')
+export function registerLog(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<ticket>', 'ticket id or unique prefix')
     .option('--json', 'print the log as JSON (see docs/tik.md)')
     .action(async (prefix: string, opts: { json?: boolean }) => {

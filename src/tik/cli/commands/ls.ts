@@ -6,10 +6,8 @@ import type { CliContext } from '../context.js';
  * ones with --all), or those a selector matches (docs/tik.md "Selecting tickets"). A ticket that
  * cannot be read is named on stderr and left out; the run then exits 1.
  */
-export function registerLs(program: Command, ctx: CliContext): void {
-  program
-    .command('ls')
-    .description('list tickets and their current stages (settled tickets only with --all)')
+export function registerLs(verb: Command, ctx: CliContext): void {
+  verb
     .option('--all', 'include settled tickets')
     .option('--where <selector>', "only tickets the selector matches, e.g. 'stage=:triaged and fact:severity=:high and not disputed'")
     .option('--json', 'print the list as JSON (see docs/tik.md)')

@@ -6,10 +6,8 @@ import type { CliContext } from '../context.js';
  * refuse), archive its canonical bytes by hash, and write a `:ticket/create` pinning name,
  * version and hash. Prints the new ticket id.
  */
-export function registerNew(program: Command, ctx: CliContext): void {
-  program
-    .command('new')
-    .description('open a ticket following a process (processes/<process>.edn)')
+export function registerNew(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<process>', 'the process name (file stem under processes/)')
     .option('--title <title>', 'the ticket title (default: the process name)')
     .option('--json', 'print {ticket, event, process: {id, version, hash}}')

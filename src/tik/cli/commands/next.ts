@@ -6,10 +6,8 @@ import type { CliContext } from '../context.js';
  * how many stages they unlock, then by staleness (§7.2). A ticket that cannot be read is named on
  * stderr and in `skipped`, and left out; the run then exits 1.
  */
-export function registerNext(program: Command, ctx: CliContext): void {
-  program
-    .command('next')
-    .description('what to do next across tickets, ranked by what it unlocks (--actor keeps what that actor may do)')
+export function registerNext(verb: Command, ctx: CliContext): void {
+  verb
     .option('--role <role>', 'keep actions gated by this role')
     .option('--all', 'include settled tickets')
     .option('--json', 'print the inbox as JSON (see docs/tik.md)')

@@ -5,10 +5,8 @@ import type { CliContext } from '../context.js';
  * `tik plan [FILE.html] [--json]`: the `[:link :depends-on]` roadmap — ready, blocked, done, cyclic,
  * the critical path and what settling each ticket unlocks; derived on every read.
  */
-export function registerPlan(program: Command, ctx: CliContext): void {
-  program
-    .command('plan')
-    .description('the depends-on roadmap: ready, blocked, done, cycles, the critical path, what each ticket unlocks')
+export function registerPlan(verb: Command, ctx: CliContext): void {
+  verb
     .argument('[file]', 'write the roadmap as one self-contained HTML page')
     .option('--at <instant>', 'derive at this instant instead of now')
     .option('--json', 'print the plan as JSON (see docs/tik.md)')

@@ -10,9 +10,8 @@ import type { CliContext } from '../context.js';
  * identity; the signature is the authority a `tik serve --admit signed` replica asks for before it
  * admits the definition, and it travels with the definition on every sync.
  */
-export function registerProcess(program: Command, ctx: CliContext): void {
-  const proc = program.command('process').description('publish process definitions');
-  proc
+export function registerProcess(verb: Command, ctx: CliContext): void {
+  verb
     .command('sign')
     .description('archive a definition and sign its canonical bytes (namespace tik-process) with an Ed25519 key')
     .argument('<definition>', 'a process name (processes/<name>.edn) or an archived hash sha256-…')

@@ -6,10 +6,8 @@ import type { CliContext } from '../context.js';
  * label, `:at` is the period's start, so every replica mints byte-identical events. A no-op when
  * a ticket of that process already has that `[:period]`.
  */
-export function registerRecur(program: Command, ctx: CliContext): void {
-  program
-    .command('recur')
-    .description('open the ticket of one period of a recurring process (deterministic id and instant)')
+export function registerRecur(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<process>', 'the process name (processes/<process>.edn)')
     .requiredOption('--period <label>', 'yyyy, yyyy-Qn, yyyy-MM, yyyy-MM-dd, yyyy-Www, or free-form with --at')
     .option('--at <instant>', 'the instant of the events (default: the start of the period)')

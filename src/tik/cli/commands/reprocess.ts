@@ -7,10 +7,8 @@ import type { CliContext } from '../context.js';
  * what the new rules would newly demand; `--apply` archives the definition by hash and appends a
  * `:process/migrate` event.
  */
-export function registerReprocess(program: Command, ctx: CliContext): void {
-  program
-    .command('reprocess')
-    .description('re-pin a ticket to a new definition of its process (dry run unless --apply)')
+export function registerReprocess(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<ticket>', 'ticket id or unique prefix')
     .argument('<definition>', 'the proposed process definition file')
     .option('--apply', 'append the :process/migrate event (and archive the definition)')

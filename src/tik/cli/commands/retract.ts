@@ -3,10 +3,8 @@ import type { CliContext } from '../context.js';
 import { printWritten } from '../written.js';
 
 /** `tik retract <id> k [--reason R]`: withdraw a fact (clears its disputes). */
-export function registerRetract(program: Command, ctx: CliContext): void {
-  program
-    .command('retract')
-    .description('withdraw a fact without replacement')
+export function registerRetract(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<ticket>', 'ticket id or unique prefix')
     .argument('<key>', 'dotted key, e.g. customer.ack')
     .option('--reason <text>', 'why (kept as :retract/reason)')

@@ -7,9 +7,8 @@ import { printWritten } from '../written.js';
  * `tik roles show [--json]` and `tik roles publish [--json]`: the roles register in effect, and
  * replicating this store's `roles.edn` through the roles ticket (docs/tik-sync.md, "Roles").
  */
-export function registerRoles(program: Command, ctx: CliContext): void {
-  const roles = program.command('roles').description('the roles register in effect, and replicating roles.edn to every replica');
-  roles
+export function registerRoles(verb: Command, ctx: CliContext): void {
+  verb
     .command('show')
     .description('print where the roles register in effect comes from (the replicated roles ticket or roles.edn) and its digest')
     .option('--json', 'print {source, status, digest, fileDiffers, contenders?, register}')
@@ -25,7 +24,7 @@ export function registerRoles(program: Command, ctx: CliContext): void {
         if (r.contenders) ctx.warn(`concurrent publishes contend (${r.contenders.join(', ')}): each role keeps only the members all of them name; publish again to resolve`);
       }
     });
-  roles
+  verb
     .command('publish')
     .description('publish this store’s roles.edn as the replicated roles register (one :fact/assert on the roles ticket; it syncs like any event)')
     .option('--json', 'print the written event ids as JSON')

@@ -6,10 +6,8 @@ import { listTickets } from './ls.js';
  * `tik search <word…> [--json]`: every ticket, settled ones included, whose title and facts hold
  * every word (case-insensitive) — upstream's sugar for `ls --all --where '~w1 ~w2 …'`.
  */
-export function registerSearch(program: Command, ctx: CliContext): void {
-  program
-    .command('search')
-    .description('every ticket (settled too) whose title and facts contain every word; sugar for ls --all --where "~w1 ~w2"')
+export function registerSearch(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<words...>', 'words to find, case-insensitive')
     .option('--json', 'print the list as JSON (the rows of ls --json)')
     .action(async (words: string[], opts: { json?: boolean }) => {

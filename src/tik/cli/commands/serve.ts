@@ -24,10 +24,8 @@ function positive(name: string, text: string, max: number): number {
  * HTTP replica of the store (or of one shard of it) with periodic anti-entropy against its peers
  * and a recurrence scheduler. Runs until SIGINT/SIGTERM. docs/tik-sync.md.
  */
-export function registerServe(program: Command, ctx: CliContext): void {
-  program
-    .command('serve')
-    .description('serve this store (or one shard of it) as a writable HTTP replica (read/write API, sync, board), sync with peers, and open scheduled recurrences')
+export function registerServe(verb: Command, ctx: CliContext): void {
+  verb
     .option('--port <port>', 'TCP port (0 picks a free one)', '7777')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--peer <url>', 'a peer replica to sync with periodically (repeatable)', collect, [] as string[])

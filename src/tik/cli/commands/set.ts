@@ -3,10 +3,8 @@ import type { CliContext } from '../context.js';
 import { printWritten } from '../written.js';
 
 /** `tik set <id> k=v…`: one chained `:fact/assert` per assignment. */
-export function registerSet(program: Command, ctx: CliContext): void {
-  program
-    .command('set')
-    .description('assert facts: key=value (dotted keys; a value is EDN if it parses, a bare word a keyword, else a string)')
+export function registerSet(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<ticket>', 'ticket id or unique prefix')
     .argument('<assignments...>', 'key=value pairs, e.g. severity=high resolution.ref=abc123')
     .option('--json', 'print the written event ids as JSON')

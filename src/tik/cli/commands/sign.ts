@@ -8,10 +8,8 @@ import type { CliContext } from '../context.js';
  * `tik-event`, sidecar `<id>.sig.<fpr16>`), in one ticket or all. Other actors' events are never
  * signed: a signature claims authorship.
  */
-export function registerSign(program: Command, ctx: CliContext): void {
-  program
-    .command('sign')
-    .description("sign the current actor's own unsigned events with an Ed25519 key")
+export function registerSign(verb: Command, ctx: CliContext): void {
+  verb
     .argument('[ticket]', 'ticket id or unique prefix (default: every ticket)')
     .option('--key <file>', 'OpenSSH ed25519 private key (default: $TIK_KEY)')
     .option('--json', 'print {signed: [{ticket, event, sidecar}]}')

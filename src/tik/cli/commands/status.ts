@@ -2,10 +2,8 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 
 /** `tik status <id> [--at INST] [--json]`: what stage, what facts, what is missing and who can supply it. */
-export function registerStatus(program: Command, ctx: CliContext): void {
-  program
-    .command('status')
-    .description('the derived stage, facts and what is missing (derived on read, never stored)')
+export function registerStatus(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<ticket>', 'ticket id or unique prefix')
     .option('--at <instant>', 'derive at this instant instead of now (later events are clamped, not excluded)')
     .option('--json', 'print the status as JSON (see docs/tik.md)')

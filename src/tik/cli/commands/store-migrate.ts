@@ -7,9 +7,8 @@ import type { CliContext } from '../context.js';
  * backend. Copies events, sidecars, blobs and side files, checks that both stores hold the same
  * event ids, and only then removes the source; on any failure the source is untouched.
  */
-export function registerStoreMigrate(program: Command, ctx: CliContext): void {
-  const store = program.commands.find((c) => c.name() === 'store') ?? program.command('store').description('store administration: migrate between backends');
-  store
+export function registerStoreMigrate(verb: Command, ctx: CliContext): void {
+  verb
     .command('migrate')
     .description('move the store to another backend (sqlite: tik.db; file: tickets/; postgres: a schema on a server)')
     .requiredOption('--to <kind>', `target backend: ${MIGRATE_TARGETS.join(' | ')}`)

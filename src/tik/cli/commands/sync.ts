@@ -10,10 +10,8 @@ import type { CliContext } from '../context.js';
  * `tik sync URL [--pull | --push] [--json] [--timeout S] [--max-rounds N]`: reconcile with a
  * `tik serve` replica, then pull and push, bounded like every sync session (docs/tik-sync.md).
  */
-export function registerSync(program: Command, ctx: CliContext): void {
-  program
-    .command('sync')
-    .description('sync this store with a tik serve replica (range-based reconciliation, then pull and push; with a sharded replica, only its shard)')
+export function registerSync(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<url>', 'the replica, e.g. http://127.0.0.1:7777')
     .option('--pull', 'only fetch what this store lacks')
     .option('--push', 'only send what the replica lacks')

@@ -11,10 +11,8 @@ import type { CliContext } from '../context.js';
  * `N passed, N failed`; exit 1 on any failure. A file that cannot be read or parsed counts as one
  * failed case, named after the file, so the summary still adds up.
  */
-export function registerTest(program: Command, ctx: CliContext): void {
-  program
-    .command('test')
-    .description('run scripted tests (*.tests.edn) against their process definitions')
+export function registerTest(verb: Command, ctx: CliContext): void {
+  verb
     .argument('[files...]', 'tests files (default: every processes/*.tests.edn of the store)')
     .option('--json', 'print the results as JSON')
     .action(async (given: string[], opts: { json?: boolean }) => {

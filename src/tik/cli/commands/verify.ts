@@ -9,10 +9,8 @@ import type { CliContext } from '../context.js';
  * witnesses — plus the store-wide archive check, and the roles register in effect (compared with
  * each `--peer`'s). Exit 0 only if every ticket passes and no peer's roles differ.
  */
-export function registerVerify(program: Command, ctx: CliContext): void {
-  program
-    .command('verify')
-    .description('check every ticket (or one): bytes and names (L0), signatures (L1), pinned definition and derivation (L2)')
+export function registerVerify(verb: Command, ctx: CliContext): void {
+  verb
     .argument('[ticket]', 'ticket id or unique prefix (default: every ticket)')
     .option('--json', 'print the verify report as JSON (see docs/tik.md)')
     .option('--peer <url>', 'also check that this tik serve replica derives with the same roles register (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])

@@ -6,10 +6,8 @@ import type { CliContext } from '../context.js';
  * nothing is written. Steps: `k=v` (asserted by the current actor), `retract:k`, `+PT48H` (time
  * passes).
  */
-export function registerWhatif(program: Command, ctx: CliContext): void {
-  program
-    .command('whatif')
-    .description('counterfactual: which stages would derive after hypothetical steps (k=v, retract:k, +PT48H); nothing is written')
+export function registerWhatif(verb: Command, ctx: CliContext): void {
+  verb
     .argument('<ticket>', 'ticket id or unique prefix')
     .argument('<steps...>', 'k=v (assert), retract:k (withdraw), +DURATION (time passes, ISO-8601 e.g. +P2D)')
     .option('--at <instant>', 'start from this instant instead of now')
