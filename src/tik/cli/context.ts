@@ -2,7 +2,6 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { TikError } from '../errors.js';
 import type { CliIo } from './io.js';
-import { WriterClock } from '../app/writer-clock.js';
 import { discoverStoreRoot } from './store-access.js';
 
 /** The global options every verb sees (`tik --root DIR --actor A <verb> …`). */
@@ -14,13 +13,11 @@ export interface GlobalOptions {
 }
 
 /**
- * What a verb needs from the run: the IO, the global options, the writer clock, and a place to
- * record a non-zero exit code (a verb that "ran fine but found failures", like `test`/`verify`).
+ * What a verb needs from the run: the IO, the global options, and a place to record a non-zero exit code (a verb that "ran fine but found failures", like `test`/`verify`).
  */
 export class CliContext {
   exitCode = 0;
   private program: Command | undefined;
-  private writerClock: WriterClock | undefined;
 
   constructor(readonly io: CliIo) {}
 
@@ -30,12 +27,6 @@ export class CliContext {
 
   globals(): GlobalOptions {
     return (this.program?.opts() ?? {}) as GlobalOptions;
-  }
-
-  /** The writer clock of this run (§2.5); `TIK_NOW` fixes its base. */
-  get clock(): WriterClock {
-    this.writerClock ??= WriterClock.fromEnv(this.io.env, this.io.clock);
-    return this.writerClock;
   }
 
   /** Resolve a path argument against the working directory. */

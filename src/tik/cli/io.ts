@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 
 /**
@@ -30,7 +29,8 @@ export function nodeIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     clock: () => Date.now(),
-    randomUuid: () => randomUUID(),
+    // the global Web Crypto, loaded on first use: node:crypto stays off the start-up path
+    randomUuid: () => globalThis.crypto.randomUUID(),
     osUser: () => {
       try {
         return userInfo().username || undefined;
@@ -62,7 +62,7 @@ export function memoryIo(options: {
     env: options.env ?? {},
     cwd: options.cwd,
     clock: options.clock ?? (() => Date.now()),
-    randomUuid: options.randomUuid ?? (() => randomUUID()),
+    randomUuid: options.randomUuid ?? (() => globalThis.crypto.randomUUID()),
     osUser: () => options.osUser,
     isTty: false,
     stdout: () => stdout,

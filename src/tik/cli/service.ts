@@ -1,6 +1,8 @@
 import { TikService } from '../app/tik-service.js';
 import type { CliContext } from './context.js';
-import { envSigningKey, openStore } from './store-access.js';
+import { runClock } from './run-clock.js';
+import { envSigningKey } from './signing-key.js';
+import { openStore } from './store-access.js';
 
 const services = new WeakMap<CliContext, Promise<TikService>>();
 
@@ -15,7 +17,7 @@ export function serviceFor(ctx: CliContext, options: { write?: boolean } = {}): 
     s = (async () => {
       const key = options.write ? envSigningKey(ctx) : undefined;
       const store = await openStore(ctx);
-      return new TikService({ store, clock: ctx.clock, mintId: () => ctx.io.randomUuid(), ...(key ? { signer: { actor: ctx.actor(), key } } : {}) });
+      return new TikService({ store, clock: runClock(ctx), mintId: () => ctx.io.randomUuid(), ...(key ? { signer: { actor: ctx.actor(), key } } : {}) });
     })();
     services.set(ctx, s);
   }

@@ -1,16 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { parseOpenSshPrivateKey, type SshPrivateKey } from '../../core/sshsig.js';
-import { TikError } from '../errors.js';
 import { discoverRoot } from '../store/file/discover.js';
 import { isPostgresUrl } from '../store/postgres/postgres-url.js';
 import type { EventStore } from '../store/store.js';
 import type { CliContext } from './context.js';
-// Opening, signing and syncing are imported when a verb first needs them: every command module
-// depends on this one, so what it loads statically is paid by `tik --help` (CLI start-up).
+// Opening and syncing are imported when a verb first needs them: the run and the context depend
+// on this module, so what it loads statically is paid by every verb at start-up.
 
 /**
  * The CLI's one door to the store: opening it, loading a ticket for a verb (events parsed, the
- * pinned definition resolved, the roles register merged), and signing with `TIK_KEY`. Reads never
+ * pinned definition resolved, the roles register merged); signing with `TIK_KEY` is in
+ * signing-key.ts. Reads never
  * write; a malformed event file or bytes that do not hash to their name is an error naming the file.
  */
 
@@ -78,29 +76,3 @@ export async function initSqliteFileStore(root: string, options: { hidden: boole
 }
 
 export type { OpenTicket } from '../app/ticket-loader.js';
-
-let cachedKey: { path: string; key: SshPrivateKey } | undefined;
-
-/** The signing key named by `TIK_KEY` (an unencrypted OpenSSH Ed25519 private key file), if any. */
-export function envSigningKey(ctx: CliContext, explicit?: string): SshPrivateKey | undefined {
-  const path = explicit ?? ctx.io.env.TIK_KEY;
-  if (path === undefined || path === '') return undefined;
-  const full = ctx.path(path);
-  if (cachedKey?.path === full) return cachedKey.key;
-  let text: string;
-  try {
-    text = readFileSync(full, 'utf8');
-  } catch {
-    const where = explicit !== undefined ? '--key' : 'TIK_KEY';
-    throw new TikError('cli/no-file', `${where}: cannot read ${path}`, { where, hint: 'give an OpenSSH ed25519 private key file' });
-  }
-  const key = parseOpenSshPrivateKey(text, path);
-  cachedKey = { path: full, key };
-  return key;
-}
-
-/** Write the `<id>.sig.<fpr16>` authorship sidecar for an event (namespace `tik-event`). */
-export async function signStoredEvent(store: EventStore, ticket: string, id: string, key: SshPrivateKey): Promise<string> {
-  const { signEvent } = await import('../verify/index.js');
-  return (await signEvent(store, ticket, id, key)).name;
-}

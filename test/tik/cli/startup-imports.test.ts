@@ -67,6 +67,15 @@ describe('tik CLI start-up', () => {
     expect([...modules].filter((m) => m.startsWith('src/tik/cli/commands/'))).toEqual([]);
   });
 
+  it('starts a verb without node:crypto or the EDN reader: the verbs that need them import them', () => {
+    const { modules, packages } = loadedFrom(join(cli, 'run.ts'), join(cli, 'io.ts'));
+    expect(packages.has('node:crypto')).toBe(false);
+    expect([...modules].filter((m) => m.startsWith('src/tik/edn/'))).toEqual([]);
+    for (const command of commandModules) {
+      expect([...loadedFrom(join(cli, 'run.ts'), command).modules].filter((m) => m.startsWith('src/tik/edn/')), command).toEqual([]);
+    }
+  });
+
   it('runs a verb without the server or a SQL driver until the verb needs it', () => {
     for (const command of commandModules) {
       const { packages } = loadedFrom(join(cli, 'run.ts'), command);

@@ -22,7 +22,8 @@ export function registerProcess(verb: Command, ctx: CliContext): void {
       const { lint, parseProcess } = await import('../../kernel/index.js');
       const { CONTENT_ID } = await import('../../store/store-names.js');
       const { signProcess } = await import('../../verify/index.js');
-      const { envSigningKey, openStore } = await import('../store-access.js');
+      const { envSigningKey } = await import('../signing-key.js');
+      const { openStore } = await import('../store-access.js');
       const key = envSigningKey(ctx, opts.key);
       if (!key) {
         throw new TikError('cli/usage', 'no signing key: pass --key FILE or set TIK_KEY', {

@@ -50,7 +50,9 @@ export function registerServe(verb: Command, ctx: CliContext): void {
       const { parseShardSpec, shardText } = await import('../../shard/shard-spec.js');
       const { parseRecurFlag } = await import('../../recur/recurrence.js');
       const { defaultRecurrencesFile, readRecurrencesFile } = await import('../../recur/recurrences-file.js');
-      const { envSigningKey, openStore, storeTarget } = await import('../store-access.js');
+      const { runClock } = await import('../run-clock.js');
+      const { envSigningKey } = await import('../signing-key.js');
+      const { openStore, storeTarget } = await import('../store-access.js');
       const { buildTikServer, readTokensFile } = await import('../../server/index.js');
       const { defaultEffectsFile, effectsOptionsFromEnv } = await import('../../effects/index.js');
       const port = positive('--port', opts.port, 65535);
@@ -77,7 +79,7 @@ export function registerServe(verb: Command, ctx: CliContext): void {
       const root = storeTarget(ctx); // a directory, or a postgresql:// URL
       const store = await openStore(ctx);
       const effectsDb = opts.effectsDb ?? ctx.io.env.TIK_EFFECTS_DB;
-      const effects = effectsDb ? { ...effectsOptionsFromEnv(effectsDb, defaultEffectsFile(store, ctx.io.cwd), ctx.io.env), now: () => ctx.clock.now() } : undefined;
+      const effects = effectsDb ? { ...effectsOptionsFromEnv(effectsDb, defaultEffectsFile(store, ctx.io.cwd), ctx.io.env), now: () => runClock(ctx).now() } : undefined;
       const recurInterval = Number(opts.recurInterval);
       if (!(recurInterval > 0)) throw new TikError('cli/usage', `--recur-interval must be a positive number of seconds, got ${JSON.stringify(opts.recurInterval)}`, { where: '--recur-interval', hint: 'e.g. --recur-interval 60' });
       // The actor is part of every minted byte: replicas must agree on it (default tik-backend).

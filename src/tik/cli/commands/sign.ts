@@ -16,7 +16,8 @@ export function registerSign(verb: Command, ctx: CliContext): void {
     .action(async (prefix: string | undefined, opts: { key?: string; json?: boolean }) => {
       const { resolveTicket } = await import('../../store/resolve-ticket.js');
       const { signatureSidecarName } = await import('../../store/store-names.js');
-      const { envSigningKey, openStore, signStoredEvent } = await import('../store-access.js');
+      const { envSigningKey, signStoredEvent } = await import('../signing-key.js');
+      const { openStore } = await import('../store-access.js');
       const { parseStoredEvents } = await import('../../app/ticket-loader.js');
       const key = envSigningKey(ctx, opts.key);
       if (!key) {

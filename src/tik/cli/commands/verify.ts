@@ -19,13 +19,14 @@ export function registerVerify(verb: Command, ctx: CliContext): void {
       const { compareRoles, peerRolesDigest, rolesDifferLine } = await import('../../roles/peer-roles.js');
       const { resolveTicket } = await import('../../store/resolve-ticket.js');
       const { verifyStore } = await import('../../verify/index.js');
+      const { runClock } = await import('../run-clock.js');
       const { openStore } = await import('../store-access.js');
       for (const p of opts.peer) {
         if (!/^https?:\/\/[^\s]+$/.test(p)) throw new TikError('cli/usage', `--peer must be an http(s) URL, got ${JSON.stringify(p)}`, { where: '--peer', hint: 'e.g. --peer http://127.0.0.1:7777' });
       }
       const store = await openStore(ctx);
       const ticket = prefix !== undefined ? await resolveTicket(store, prefix) : undefined;
-      const report = await verifyStore(store, { ...(ticket !== undefined ? { ticket } : {}), now: ctx.clock.now() });
+      const report = await verifyStore(store, { ...(ticket !== undefined ? { ticket } : {}), now: runClock(ctx).now() });
       const register = await effectiveRegister(store);
       const peers = await Promise.all(opts.peer.map(async (url) => compareRoles(url, register, await peerRolesDigest(url))));
       const rolesOk = peers.every((p) => p.verdict !== 'differs');
