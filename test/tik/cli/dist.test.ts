@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { renderRootHelp } from '../../../src/tik/cli/root-help.js';
 import { cleanup, supportStore, tikDist } from './harness.js';
 
 // The compiled bin (what package.json's "bin" points at), as users and outside checks run it.
@@ -17,6 +18,9 @@ describe('the compiled tik command', () => {
     }
     expect(r.stdout).toMatch(/--root/);
     expect(r.stdout).toMatch(/TIK_NOW/);
+    // printed by main.ts without commander: the help root-help.test.ts keeps equal to commander's
+    expect(r.stdout).toBe(renderRootHelp(undefined));
+    expect(tikDist(process.cwd(), ['-h']).stdout).toBe(r.stdout);
   });
 
   it('exit codes: 2 for usage errors, 1 for failures, never a stack trace', () => {
@@ -26,6 +30,7 @@ describe('the compiled tik command', () => {
     const noVerb = tikDist(process.cwd(), []);
     expect(noVerb.code).toBe(2);
     expect(noVerb.stderr).toMatch(/Usage: tik/);
+    expect(noVerb.stderr).toBe(renderRootHelp(undefined));
     expect(tikDist(process.cwd(), ['--version']).code).toBe(0);
     expect(tikDist(process.cwd(), ['status', '--help']).code).toBe(0);
     const missing = tikDist(process.cwd(), ['status']);
