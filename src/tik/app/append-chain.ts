@@ -4,7 +4,6 @@ import { Keyword, Uuid, type EdnMap, type EdnValue, type Instant } from '../edn/
 import { heads, mintEvent, type TikEvent } from '../kernel/index.js';
 import { admitEventBytes } from '../store/admission/index.js';
 import type { EventStore } from '../store/store.js';
-import { signEvent } from '../verify/index.js';
 import type { WriterClock } from './writer-clock.js';
 
 /** One event an operation wants to write: its type and body; the envelope is filled in here. */
@@ -61,9 +60,11 @@ export async function appendChain(
   for (const m of admitted) admitEventBytes(ticket, m.event.id, m.bytes);
   if (beforeWrite) await beforeWrite();
   const key = w.signer !== undefined && w.signer.actor === w.actor ? w.signer.key : undefined;
+  // the signer (and the trust ladder it belongs to) is loaded only by a run that signs, before the first write
+  const signEvent = key ? (await import('../verify/sign-event.js')).signEvent : undefined;
   for (const m of admitted) {
     await w.store.append(ticket, m.event.id, m.bytes);
-    if (key) await signEvent(w.store, ticket, m.event.id, key);
+    if (key && signEvent) await signEvent(w.store, ticket, m.event.id, key);
   }
   return minted.map((m) => m.event);
 }

@@ -7,7 +7,6 @@ import { causal, compileSelector, currentStages, effectiveReached, explain, reso
 import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
 import { ACTOR_NAME, sha256Id } from '../store/store-names.js';
-import { signEvent } from '../verify/index.js';
 import { boardHtml } from './board-html.js';
 import { appendChain, body, type Intent, type Signer } from './append-chain.js';
 import { holdBackDependents } from './depends-on.js';
@@ -540,9 +539,11 @@ export class TikService {
     });
     await store.archiveProcess(canonical);
     const signer = this.deps.signer;
+    // loaded only by a run that signs, before the first write
+    const signEvent = signer ? (await import('../verify/sign-event.js')).signEvent : undefined;
     for (const m of [create, fact]) {
       await store.append(ticket, m.event.id, Buffer.from(m.text, 'utf8'));
-      if (signer && signer.actor === input.actor) await signEvent(store, ticket, m.event.id, signer.key);
+      if (signer && signEvent && signer.actor === input.actor) await signEvent(store, ticket, m.event.id, signer.key);
     }
     return { value: { ticket, created: true, events: [create.event.id, fact.event.id] }, warnings: [] };
   }
