@@ -77,6 +77,7 @@ export const TIK_ERROR_CODES = [
   'recur/bad-config',
   'recur/bad-instant',
   'remote/failed',
+  'root/anchor-unsupported',
   'roles/malformed',
   'schema/invalid',
   'server/bad-host',

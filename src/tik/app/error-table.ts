@@ -89,6 +89,7 @@ const TABLE = {
   'recur/bad-config': { http: 422, exit: 1 },
   'recur/bad-instant': { http: 422, exit: 1 },
   'remote/failed': { http: 503, exit: 1 },
+  'root/anchor-unsupported': { http: 501, exit: 1 },
   'roles/malformed': { http: 422, exit: 1 },
   'schema/invalid': { http: 422, exit: 1 },
   'server/bad-host': { http: 421, exit: 1 },

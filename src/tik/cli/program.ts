@@ -31,6 +31,8 @@ import { registerStatus } from './commands/status.js';
 import { registerSync } from './commands/sync.js';
 import { registerTest } from './commands/test.js';
 import { registerVerify } from './commands/verify.js';
+import { registerWitness } from './commands/witness.js';
+import { registerRoot } from './commands/root.js';
 import { registerStoreMigrate } from './commands/store-migrate.js';
 import { registerExport } from './commands/export.js';
 import { registerImport } from './commands/import.js';
@@ -85,6 +87,8 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerTest,
     registerVerify,
     registerSign,
+    registerWitness,
+    registerRoot,
     registerProcess,
     registerActor,
     registerServe,
