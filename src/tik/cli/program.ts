@@ -21,6 +21,7 @@ import { registerWhatif } from './commands/whatif.js';
 import { registerNew } from './commands/new.js';
 import { registerNext } from './commands/next.js';
 import { registerRecur } from './commands/recur.js';
+import { registerProbe } from './commands/probe.js';
 import { registerRetract } from './commands/retract.js';
 import { registerRoles } from './commands/roles.js';
 import { registerServe } from './commands/serve.js';
@@ -70,6 +71,7 @@ export function buildTikProgram(ctx: CliContext): Command {
     registerComment,
     registerAttest,
     registerRecur,
+    registerProbe,
     registerReprocess,
     registerRoles,
     registerStatus,
