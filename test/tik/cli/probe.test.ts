@@ -1,18 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, CONFORMANCE, eventFiles, json, snapshot, tempDir, tik } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { CONFORMANCE, eventFiles, json, scratchDirs, snapshot, tik } from './harness.js';
 
 /**
  * `tik probe`: the one verb that takes facts from outside the log. A probe that could not run
  * must never read as a probe that found nothing changed (both assert nothing; only one measured),
  * and what it asserts is self-minted, so deterministic in every byte (law T5).
  */
-const dirs: string[] = [];
-afterEach(() => {
-  while (dirs.length > 0) cleanup(dirs.pop()!);
-});
+const scratch = scratchDirs();
 
 const PATH = { PATH: process.env.PATH };
 
@@ -27,8 +24,7 @@ interface ProbeJson {
 
 /** A store with the `track` process and one ticket holding `facts`; `repo` (if given) is created beside it. */
 async function trackTicket(facts: string[], repo?: string): Promise<{ d: string; id: string }> {
-  const d = tempDir('tik-probe-');
-  dirs.push(d);
+  const d = scratch.dir('tik-probe-');
   await tik(d, ['init']);
   copyFileSync(join(CONFORMANCE, 'processes/track.edn'), join(d, 'processes/track.edn'));
   const id = (await tik(d, ['new', 'track', '--title', 'probe subject'])).stdout.trim();
@@ -122,8 +118,7 @@ describe('tik probe', () => {
   });
 
   it('runs the :probe of the pinned definition, relative to the store, with the facts in its environment', async () => {
-    const d = tempDir('tik-probe-');
-    dirs.push(d);
+    const d = scratch.dir('tik-probe-');
     await tik(d, ['init']);
     writeFileSync(
       join(d, 'processes/probed.edn'),
@@ -162,15 +157,13 @@ describe('tik probe', () => {
 
   it('two stores with the same log, output and instant write byte-identical events (T5), whenever they run', async () => {
     const a = await trackTicket(['repo=widget'], 'widget');
-    const b = tempDir('tik-probe-');
-    dirs.push(b);
+    const b = scratch.dir('tik-probe-');
     await tik(b, ['init']);
     copyFileSync(join(CONFORMANCE, 'processes/track.edn'), join(b, 'processes/track.edn'));
     mkdirSync(join(b, 'widget'));
     // the same log on both: b imports a's ticket
     expect((await tik(b, ['import', a.d])).code).toBe(0);
-    const keys = tempDir('tik-keys-');
-    dirs.push(keys);
+    const keys = scratch.dir('tik-keys-');
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'tik-backend', '-f', join(keys, 'k')]);
     // TIK_KEY signs what the backend writes; Ed25519 is deterministic, so the sidecars agree too
     const probeAt = (d: string, now: string) =>

@@ -1,25 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, json, snapshot, supportStore, tempDir, tik } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { json, scratchDirs, snapshot, tik } from './harness.js';
 
 /** `tik witness` (countersign a ticket's heads) and `tik root` (one hash for the store, optionally countersigned). */
-const dirs: string[] = [];
-afterEach(() => {
-  while (dirs.length > 0) cleanup(dirs.pop()!);
-});
-
-async function store(): Promise<string> {
-  const d = await supportStore();
-  dirs.push(d);
-  return d;
-}
+const scratch = scratchDirs();
+const store = scratch.supportStore;
 
 function keypair(name: string): string {
-  const keys = tempDir('tik-keys-');
-  dirs.push(keys);
-  const path = join(keys, name);
+  const path = join(scratch.dir('tik-keys-'), name);
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', path]);
   return path;
 }
@@ -121,11 +111,8 @@ describe('tik root', () => {
     expect(readdirSync(join(d, 'roots'))).toEqual([r.witness!.sidecar]);
     expect(r.witness!.sidecar.startsWith(`${r.root}.witness.`)).toBe(true);
     // the signature is over the document's bytes, in namespace tik-witness: ssh-keygen agrees
-    const doc = join(tempDir('tik-doc-'), 'root.edn');
-    dirs.push(join(doc, '..'));
-    writeFileSync(doc, r.document);
-    const signers = join(doc, '..', 'signers');
-    writeFileSync(signers, `notary ${execFileSync('cat', [`${key}.pub`]).toString()}`);
+    const signers = join(scratch.dir('tik-doc-'), 'signers');
+    writeFileSync(signers, `notary ${readFileSync(`${key}.pub`, 'utf8')}`);
     execFileSync('ssh-keygen', ['-Y', 'verify', '-f', signers, '-I', 'notary', '-n', 'tik-witness', '-s', join(d, 'roots', r.witness!.sidecar)], { input: r.document });
     const human = await tik(d, ['root', '--witness', '--key', key]);
     expect(human.stdout).toBe(`${r.root} (1 tickets)\nwitnessed ${r.root.slice(0, 19)}… -> ${r.witness!.sidecar}\n`);
