@@ -122,13 +122,16 @@ describe('tik root', () => {
     expect(v.store.notes.map((n) => n.code)).toContain('store/stale-root-witness');
   });
 
-  it('--witness without a key, and --anchor, are refused before anything is written', async () => {
+  it('--witness without a key or with --remote, and --anchor, are refused before anything is written', async () => {
     const d = await store();
     await tik(d, ['new', 'support-request']);
     const before = snapshot(d);
     const noKey = await tik(d, ['root', '--witness']);
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/cli\/usage: no signing key/);
+    const remote = await tik(d, ['--remote', 'http://127.0.0.1:9', 'root', '--witness', '--key', keypair('k')]);
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toMatch(/root --witness cannot run with --remote/);
     const anchor = await tik(d, ['root', '--anchor']);
     expect(anchor.code).toBe(1);
     expect(anchor.stderr).toMatch(/root\/anchor-unsupported: .*not implemented/);

@@ -23,6 +23,13 @@ export function registerRoot(program: Command, ctx: CliContext): void {
           hint: 'write the document with tik root --json (its "document" field) to a file and stamp that file with ots stamp',
         });
       }
+      if (opts.witness && ctx.globals().remote) {
+        // --remote works on a pulled copy and pushes events and their sidecars; roots/ is not synced
+        throw new TikError('cli/usage', 'root --witness cannot run with --remote: a root witness is kept in roots/, which sync does not carry', {
+          where: '--remote',
+          hint: "run tik root --witness on the replica's own store; tik --remote URL root prints its root",
+        });
+      }
       const { requireSigningKey, openStore } = await import('../store-access.js');
       const { rootOf } = await import('../../app/countersign.js');
       // the key is read before the store, so a bad key writes nothing
