@@ -1,6 +1,6 @@
 import { isCodedError } from '../../core/errors.js';
-import { emit, ednEquals, equalityKey } from '../edn/index.js';
-import { Instant, Keyword, type EdnValue } from '../edn/value.js';
+import { emit, ednEquals, equalityKey, readEdn } from '../edn/index.js';
+import { Instant, isMap, Keyword, type EdnValue } from '../edn/value.js';
 import { TikError } from '../errors.js';
 import { effectiveReached, factValue, isSettled, reduce, type ProcessDef, type Roles, type TikEvent } from '../kernel/index.js';
 import type { EventStore } from '../store/store.js';
@@ -15,8 +15,11 @@ import { WriterClock } from './writer-clock.js';
 
 /**
  * `tik probe` (upstream's auto-derived facts): run each repository ticket's probe — an executable
- * printing `key=value` lines, from `--command` or the `:probe` of the ticket's pinned definition —
- * in that repository, and assert every value that differs from the ticket's present one.
+ * printing `key=value` lines, from `--command` or the `:probe` of the store's named definition of
+ * the ticket's process — in that repository, and assert every value that differs from the
+ * ticket's present one. The command comes from the named file, as upstream, and never from a
+ * pinned definition: pins arrive by sync from any replica, named definitions are this store's own
+ * configuration, so a peer cannot make this machine run a command.
  *
  * A probe's events are self-minted, so they are deterministic in every byte (law T5): the actor
  * is the caller's, the parents are the ticket's heads (then each previous event), the body is
@@ -95,6 +98,20 @@ function repositoryName(v: EdnValue): string | undefined {
   return name;
 }
 
+/** The `:probe` of `processes/<name>.edn` (undefined when there is no such file or it declares none), or why that file cannot be read. */
+async function namedProbe(store: EventStore, name: string): Promise<{ readonly probe?: EdnValue; readonly problem?: string }> {
+  const file = `processes/${name}.edn`;
+  try {
+    const text = await store.readNamedProcess(name);
+    if (text === undefined) return {};
+    const def = readEdn(text, file);
+    return isMap(def) ? { probe: def.get(PROBE) } : { problem: `${file} is not an EDN map` };
+  } catch (e) {
+    if (isCodedError(e)) return { problem: `${file} cannot be read (${e.code}: ${e.message})` };
+    throw e;
+  }
+}
+
 export async function probe(
   deps: { readonly store: EventStore; readonly signer?: Signer | undefined },
   input: ProbeInput,
@@ -137,21 +154,21 @@ async function probeOne(
   const state = reduce(c.events);
   const repoValue = factValue(state, REPO);
   const repo = repoValue === undefined ? undefined : repositoryName(repoValue);
-  const declared = c.def.raw.get(PROBE);
+  const processName = state.process instanceof Keyword ? state.process.text : c.def.id.text;
+  const definition = input.command === undefined ? await namedProbe(deps.store, processName) : {};
+  const declared = definition.probe;
   const command = input.command ?? (typeof declared === 'string' ? declared : undefined);
   const dir = repo === undefined ? undefined : await host.repository(repo);
   // Why this ticket cannot be probed at all. Distinct from "probed, nothing changed": both assert
   // nothing, and only one of them measured the world.
-  const blocked =
-    repoValue === undefined
-      ? "no [:repo] fact — a probe runs with its working directory in the ticket's repository"
-      : repo === undefined
-        ? `its [:repo] fact ${emit(repoValue)} is not a plain directory name`
-        : command === undefined
-          ? `process ${c.def.id.text} declares no :probe${declared === undefined ? '' : ' string'} — pass --command to run one`
-          : dir === undefined
-            ? `no such directory beside the store: ${repo}`
-            : undefined;
+  const blocked = ((): string | undefined => {
+    if (repoValue === undefined) return "no [:repo] fact — a probe runs with its working directory in the ticket's repository";
+    if (repo === undefined) return `its [:repo] fact ${emit(repoValue)} is not a plain directory name`;
+    if (definition.problem !== undefined) return definition.problem;
+    if (command === undefined) return `processes/${processName}.edn declares no :probe${declared === undefined ? '' : ' string'} — pass --command to run one`;
+    if (dir === undefined) return `no such directory beside the store: ${repo}`;
+    return undefined;
+  })();
   const result = (outcome: ProbeTicket['outcome'], reason: string | null, extra: Partial<ProbeTicket> = {}): ProbeTicket => ({
     ticket: c.ticket,
     repo: repo ?? null,
@@ -162,7 +179,7 @@ async function probeOne(
     ...extra,
   });
   if (blocked !== undefined) {
-    if (named) throw new TikError('probe/unprobeable', `cannot probe ${c.ticket} — ${blocked}`, { where: c.ticket, hint: 'a probed ticket needs a repo=<directory> fact and a probe (the definition\'s :probe or --command)' });
+    if (named) throw new TikError('probe/unprobeable', `cannot probe ${c.ticket} — ${blocked}`, { where: c.ticket, hint: "a probed ticket needs a repo=<directory> fact and a probe (its process's :probe in processes/, or --command)" });
     return result('skipped', blocked);
   }
   const { env, collisions } = factEnv(state);

@@ -117,7 +117,7 @@ describe('tik probe', () => {
     expect(moved.tickets[0]!.facts.map((f) => [f.key, f.value])).toEqual([['gate', ':red']]);
   });
 
-  it('runs the :probe of the pinned definition, relative to the store, with the facts in its environment', async () => {
+  it('runs the :probe of its process, a script relative to the store, with the facts in its environment', async () => {
     const d = scratch.dir('tik-probe-');
     await tik(d, ['init']);
     writeFileSync(
@@ -141,6 +141,30 @@ describe('tik probe', () => {
     expect(out.tickets[0]!.gained).toEqual([':green']);
     // [:a-b] and [:a_b] both sanitise to TIK_FACT_A_B: exported for neither, and said so
     expect(r.stderr).toMatch(/TIK_FACT_A_B is ambiguous between \[:a-b\] and \[:a_b\] — exported for neither/);
+  });
+
+  it('takes the command from this store\'s named definition, never from the pin a peer may have written', async () => {
+    const d = scratch.dir('tik-probe-');
+    await tik(d, ['init']);
+    const def = (probe: string) =>
+      `{:process/id :probed :process/version 1 ${probe} :process/stages [{:stage/id :open :guards []}]}`;
+    writeFileSync(join(d, 'processes/probed.edn'), def(':probe "echo pinned=ran"'));
+    mkdirSync(join(d, 'widget'));
+    const id = (await tik(d, ['new', 'probed'])).stdout.trim();
+    await tik(d, ['set', id, 'repo=widget']);
+    // the named file moves on (no re-pin): its :probe is what runs
+    writeFileSync(join(d, 'processes/probed.edn'), def(':probe "echo named=ran"'));
+    const r = json<ProbeJson>(await probeIn(d, [id, '--json']));
+    expect(r.tickets[0]!.facts.map((f) => f.key)).toEqual(['named']);
+    // the pin still declares a :probe; the named file does not: nothing runs
+    writeFileSync(join(d, 'processes/probed.edn'), def(''));
+    const before = snapshot(d);
+    const none = await probeIn(d, [id]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/processes\/probed\.edn declares no :probe — pass --command/);
+    writeFileSync(join(d, 'processes/probed.edn'), '{:probe');
+    expect((await probeIn(d, [id])).stderr).toMatch(/processes\/probed\.edn cannot be read \(edn\/malformed/);
+    expect(snapshot(d)).toEqual({ ...before, 'processes/probed.edn': snapshot(d)['processes/probed.edn']! });
   });
 
   it('dates the facts at the observation instant: the start of the minute, or --at, past a later parent', async () => {

@@ -3,7 +3,7 @@ import type { CliContext } from '../context.js';
 
 /**
  * `tik probe [<id>] [--command C] [--at INST] [--json]`: derive facts from the world. Each
- * repository ticket's probe (the `:probe` of its pinned definition, or `--command`) runs with its
+ * repository ticket's probe (the `:probe` of processes/<process>.edn, or `--command`) runs with its
  * working directory in the repository named by the ticket's `[:repo]` fact; every `key=value` it
  * prints that differs from the ticket's present value is asserted. The events are dated at the
  * observation instant (`--at`, default the start of the current UTC minute), so they are a pure
@@ -14,7 +14,7 @@ export function registerProbe(program: Command, ctx: CliContext): void {
     .command('probe')
     .description("derive facts from the world: run each repository ticket's probe and assert what changed")
     .argument('[ticket]', 'ticket id or unique prefix (default: every unsettled ticket with a [:repo] fact)')
-    .option('--command <command>', "run this instead of the definition's :probe (a script file or a shell command)")
+    .option('--command <command>', 'run this instead of the :probe in processes/<process>.edn (a script file or a shell command)')
     .option('--at <instant>', 'the observation instant the facts are dated at (default: the start of the current UTC minute)')
     .option('--json', 'print {at, ran, skipped, failed, derived, tickets: [{ticket, repo, outcome, reason, facts, gained}]}')
     .action(async (prefix: string | undefined, opts: { command?: string; at?: string; json?: boolean }) => {
