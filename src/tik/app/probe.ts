@@ -79,6 +79,8 @@ export interface ProbeResult {
   readonly failed: number;
   readonly derived: number;
   readonly tickets: readonly ProbeTicket[];
+  /** Tickets a sweep could not read or derive (present only when there are some; they were not probed). */
+  readonly unreadable?: readonly { readonly ticket: string; readonly code: string; readonly message: string }[];
 }
 
 interface Candidate {
@@ -120,13 +122,17 @@ export async function probe(
 ): Promise<ProbeResult> {
   const named = input.ticket !== undefined;
   const candidates: Candidate[] = [];
+  const unreadable: { ticket: string; code: string; message: string }[] = [];
   if (input.ticket !== undefined) {
     const t = await openTicket(sink, deps.store, input.ticket);
     candidates.push({ ticket: t.ticket, events: t.events, def: requireDef(t), roles: t.roles });
   } else {
     const set = await loadTicketSet(deps.store, input.now);
     for (const w of set.warnings) sink.warn(w);
-    for (const s of set.skipped) sink.warn(`ticket ${s.ticket}: ${s.code}: ${s.message}; skipped`);
+    for (const s of set.skipped) {
+      sink.warn(`ticket ${s.ticket}: ${s.code}: ${s.message}; skipped`);
+      unreadable.push({ ticket: s.ticket, code: s.code, message: s.message });
+    }
     // a sweep leaves settled tickets alone: their evidence is done changing stages
     for (const t of set.tickets) if (!isSettled(t.def, t.derived.reached)) candidates.push(t);
   }
@@ -140,6 +146,7 @@ export async function probe(
     failed: count('failed'),
     derived: tickets.reduce((n, t) => n + t.facts.length, 0),
     tickets,
+    ...(unreadable.length > 0 ? { unreadable } : {}),
   };
 }
 

@@ -20,6 +20,7 @@ interface ProbeJson {
   failed: number;
   derived: number;
   tickets: { ticket: string; repo: string | null; outcome: string; reason: string | null; facts: { key: string; value: string; event: string; at: string }[]; gained: string[] }[];
+  unreadable?: { ticket: string; code: string; message: string }[];
 }
 
 /** A store with the `track` process and one ticket holding `facts`; `repo` (if given) is created beside it. */
@@ -96,6 +97,15 @@ describe('tik probe', () => {
     expect(human.code).toBe(1);
     expect(human.stdout).toContain(`${id2.slice(0, 8)} widget: probe failed — `);
     expect(human.stdout).toMatch(/\(1 probe\(s\) ran, 1 ticket\(s\) had nothing to probe, 1 failed\)/);
+    // a ticket that cannot be read is named and left out; the others are probed; exit 1
+    const id3 = (await tik(d, ['new', 'track'])).stdout.trim();
+    writeFileSync(join(d, 'tickets', id3, 'events', eventFiles(d, id3)[0]!), '{:not "its hash"}');
+    const unreadable = await probeIn(d, ['--command', 'echo gate=green', '--json']);
+    expect(unreadable.code).toBe(1);
+    expect(unreadable.stderr).toMatch(new RegExp(`ticket ${id3}: event/hash-mismatch: .*; skipped`));
+    const body = JSON.parse(unreadable.stdout) as ProbeJson;
+    expect(body.unreadable!.map((u) => [u.ticket, u.code])).toEqual([[id3, 'event/hash-mismatch']]);
+    expect(body).toMatchObject({ ran: 1, failed: 0, derived: 1 });
   });
 
   it('asserts what changed, reports that it ran, and is idempotent', async () => {

@@ -30,7 +30,8 @@ export function registerProbe(program: Command, ctx: CliContext): void {
       const r = await svc.probe({ actor: ctx.actor(), ticket: prefix, command: opts.command, atMs, now }, probeHost(ctx, storeDir));
       printWarnings(ctx, r.warnings);
       const v = r.value;
-      if (v.failed > 0) ctx.fail(1);
+      // as ls: a failed probe or an unreadable ticket is reported, the others still run, exit 1
+      if (v.failed > 0 || (v.unreadable?.length ?? 0) > 0) ctx.fail(1);
       if (opts.json) return ctx.json(v);
       for (const t of v.tickets) {
         const who = `${t.ticket.slice(0, 8)} ${t.repo ?? ''}`;
