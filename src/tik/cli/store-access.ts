@@ -99,16 +99,6 @@ export function envSigningKey(ctx: CliContext, explicit?: string): SshPrivateKey
   return key;
 }
 
-/** The signing key of a verb that cannot work without one (`sign`, `witness`, `root --witness`). */
-export function requireSigningKey(ctx: CliContext, explicit?: string): SshPrivateKey {
-  const key = envSigningKey(ctx, explicit);
-  if (key) return key;
-  throw new TikError('cli/usage', 'no signing key: pass --key FILE or set TIK_KEY', {
-    where: '--key',
-    hint: 'create one with ssh-keygen -t ed25519 -N "" -f tik-key, and register it with tik actor add <name> tik-key.pub',
-  });
-}
-
 /** Write the `<id>.sig.<fpr16>` authorship sidecar for an event (namespace `tik-event`). */
 export async function signStoredEvent(store: EventStore, ticket: string, id: string, key: SshPrivateKey): Promise<string> {
   const { signEvent } = await import('../verify/index.js');

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { TikError } from '../../errors.js';
 import type { CliContext } from '../context.js';
 
 /**
@@ -17,6 +16,7 @@ export function registerRoot(program: Command, ctx: CliContext): void {
     .option('--anchor', 'third-party timestamp (upstream runs the external ots tool): not implemented, refused')
     .option('--json', 'print {root, tickets, document, witness: {sidecar, written} | null}')
     .action(async (opts: { witness?: boolean; key?: string; anchor?: boolean; json?: boolean }) => {
+      const { TikError } = await import('../../errors.js');
       if (opts.anchor) {
         throw new TikError('root/anchor-unsupported', 'tik root --anchor (OpenTimestamps) is not implemented here; nothing was written', {
           where: '--anchor',
@@ -30,7 +30,8 @@ export function registerRoot(program: Command, ctx: CliContext): void {
           hint: "run tik root --witness on the replica's own store; tik --remote URL root prints its root",
         });
       }
-      const { requireSigningKey, openStore } = await import('../store-access.js');
+      const { requireSigningKey } = await import('../required-key.js');
+      const { openStore } = await import('../store-access.js');
       const { rootOf } = await import('../../app/countersign.js');
       // the key is read before the store, so a bad key writes nothing
       const key = opts.witness ? requireSigningKey(ctx, opts.key) : undefined;

@@ -17,7 +17,8 @@ export function registerSign(program: Command, ctx: CliContext): void {
     .action(async (prefix: string | undefined, opts: { key?: string; json?: boolean }) => {
       const { resolveTicket } = await import('../../store/resolve-ticket.js');
       const { signatureSidecarName } = await import('../../store/store-names.js');
-      const { requireSigningKey, openStore, signStoredEvent } = await import('../store-access.js');
+      const { openStore, signStoredEvent } = await import('../store-access.js');
+      const { requireSigningKey } = await import('../required-key.js');
       const { parseStoredEvents } = await import('../../app/ticket-loader.js');
       const key = requireSigningKey(ctx, opts.key);
       const actor = ctx.actor();

@@ -14,7 +14,8 @@ export function registerWitness(program: Command, ctx: CliContext): void {
     .option('--key <file>', 'OpenSSH ed25519 private key (default: $TIK_KEY)')
     .option('--json', 'print {ticket, fpr16, heads: [{event, sidecar, written}]}')
     .action(async (prefix: string, opts: { key?: string; json?: boolean }) => {
-      const { requireSigningKey, openStore } = await import('../store-access.js');
+      const { requireSigningKey } = await import('../required-key.js');
+      const { openStore } = await import('../store-access.js');
       const { witnessHeads } = await import('../../app/countersign.js');
       const key = requireSigningKey(ctx, opts.key);
       const r = await witnessHeads(await openStore(ctx), prefix, key);
