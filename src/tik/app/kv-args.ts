@@ -36,15 +36,20 @@ export function dottedPath(path: readonly Keyword[]): string {
   return path.map((k) => k.text).join('.');
 }
 
-/** Read a command-line value: one EDN form if it parses (a symbol becomes a keyword), else the string. */
+/**
+ * Read a command-line value: one EDN form if it parses (a symbol becomes a keyword), else the
+ * string. With `raw` (a path that holds text, see `keepsRawText`), a value that reads as a string
+ * keeps that reading (`"abc"` is `abc`) and anything else is the trimmed text itself
+ * (`12345678` is the string `"12345678"`), as upstream's `typed-value`.
+ */
 export function parseCliValue(text: string, options: { raw?: boolean } = {}): EdnValue {
-  if (options.raw) return text;
   let value: EdnValue;
   try {
     value = readEdn(text, 'argument');
   } catch {
     return text;
   }
+  if (options.raw) return typeof value === 'string' ? value : text.trim();
   if (value instanceof EdnSymbol) return Keyword.of(value.text);
   return value;
 }

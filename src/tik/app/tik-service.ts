@@ -15,6 +15,7 @@ import { reasonText } from './reason-text.js';
 import { keepsRawText, parseAssignment, parseCliValue, parseKeyPath } from './kv-args.js';
 import { causalJson, diffJson, explainJson, logJson, reasonJson, statusView, titleOf, type StatusView } from './lenses.js';
 import { planOf, type PlanView } from './plan-lens.js';
+import { probe, type ProbeHost, type ProbeInput, type ProbeResult } from './probe.js';
 import { periodStart, recurTicketId } from './recur-period.js';
 import { selectRow, signedEventIds } from './select-row.js';
 import { openTicket, parseStoredEvents, readRegister, requireDef, type OpenTicket, type WarningSink } from './ticket-loader.js';
@@ -546,6 +547,15 @@ export class TikService {
       if (signer && signEvent && signer.actor === input.actor) await signEvent(store, ticket, m.event.id, signer.key);
     }
     return { value: { ticket, created: true, events: [create.event.id, fact.event.id] }, warnings: [] };
+  }
+
+  /**
+   * `probe`: run repository tickets' probes and assert what changed, as deterministic
+   * self-minted events (./probe.ts). The host runs the commands: only the CLI offers one.
+   */
+  async probe(input: ProbeInput, host: ProbeHost): Promise<Outcome<ProbeResult>> {
+    checkActor(input.actor);
+    return this.run((sink) => probe({ store: this.deps.store, signer: this.deps.signer }, input, host, sink));
   }
 
   private async write(actor: string, prefix: string, intents: (t: OpenTicket) => readonly Intent[], beforeWrite?: (ticket: string) => Promise<void>): Promise<Outcome<Written>> {

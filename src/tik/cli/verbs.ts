@@ -80,6 +80,12 @@ export const TIK_VERBS: readonly TikVerb[] = [
     load: async () => (await import('./commands/recur.js')).registerRecur,
   },
   {
+    name: 'probe',
+    synopsis: '[options] [ticket]',
+    summary: "derive facts from the world: run each repository ticket's probe and assert what changed",
+    load: async () => (await import('./commands/probe.js')).registerProbe,
+  },
+  {
     name: 'reprocess',
     synopsis: '[options] <ticket> <definition>',
     summary: 're-pin a ticket to a new definition of its process (dry run unless --apply)',
@@ -180,6 +186,18 @@ export const TIK_VERBS: readonly TikVerb[] = [
     synopsis: '[options] [ticket]',
     summary: "sign the current actor's own unsigned events with an Ed25519 key",
     load: async () => (await import('./commands/sign.js')).registerSign,
+  },
+  {
+    name: 'witness',
+    synopsis: '[options] <ticket>',
+    summary: 'countersign the head(s) of a ticket: one signature timestamps the entire ancestry',
+    load: async () => (await import('./commands/witness.js')).registerWitness,
+  },
+  {
+    name: 'root',
+    synopsis: '[options]',
+    summary: 'one hash committing to the entire store; --witness countersigns it',
+    load: async () => (await import('./commands/root.js')).registerRoot,
   },
   {
     name: 'process',

@@ -14,7 +14,7 @@ import type { EventStore } from '../store/store.js';
 import { checkContentId, checkTicket, sha256Id, signatureSidecarName } from '../store/store-names.js';
 import { EVENT_NAMESPACE } from './level-l1.js';
 import { PROCESS_NAMESPACE, WITNESS_NAMESPACE } from './verify-store.js';
-import { storeRoot } from '../store/store-root.js';
+import { storeRoot, type StoreRoot } from '../store/store-root.js';
 
 export interface SignResult {
   /** The sidecar name, `<id>.sig.<fpr16>`. */
@@ -128,8 +128,9 @@ export async function signProcess(store: EventStore, hash: string, key: SshPriva
  * Witnesses the store's current root (`tik root --witness`): signs the regenerated root
  * document in namespace `tik-witness` and stores `roots/<root>.witness.<fpr16>`.
  */
-export async function witnessRoot(store: EventStore, key: SshPrivateKey): Promise<SignResult & { readonly root: string }> {
-  const { root, document } = await storeRoot(store);
+export async function witnessRoot(store: EventStore, key: SshPrivateKey, current?: StoreRoot): Promise<SignResult & { readonly root: string }> {
+  // `current`: a root the caller has just computed, so a large store is not read twice
+  const { root, document } = current ?? (await storeRoot(store));
   const name = `${root}.witness.${fpr16(key.publicKey.base64)}`;
   const written = await store.putRootWitness(name, Buffer.from(signSshSignature(key, Buffer.from(document, 'utf8'), WITNESS_NAMESPACE), 'utf8'));
   return Object.freeze({ name, written, root });

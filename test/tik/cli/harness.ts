@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { afterEach } from 'vitest';
 import { memoryIo } from '../../../src/tik/cli/io.js';
 import { runTik } from '../../../src/tik/cli/run.js';
 
@@ -59,6 +60,19 @@ export async function supportStore(): Promise<string> {
   copyFileSync(join(CONFORMANCE, 'processes/support-request.edn'), join(dir, 'processes/support-request.edn'));
   copyFileSync(join(CONFORMANCE, 'roles.edn'), join(dir, 'roles.edn'));
   return dir;
+}
+
+/**
+ * Temporary directories of one test file, each removed after the test that made it. Call once at
+ * the top level of the file (it registers an `afterEach`).
+ */
+export function scratchDirs(): { dir: (prefix?: string) => string; supportStore: () => Promise<string> } {
+  const dirs: string[] = [];
+  afterEach(() => {
+    while (dirs.length > 0) cleanup(dirs.pop()!);
+  });
+  const keep = (d: string): string => (dirs.push(d), d);
+  return { dir: (prefix) => keep(tempDir(prefix)), supportStore: async () => keep(await supportStore()) };
 }
 
 /** Every file under `dir` with the SHA-256 of its bytes: compare before/after to prove nothing was written. */

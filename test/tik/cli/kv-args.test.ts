@@ -85,4 +85,15 @@ describe('command-line values (§10)', () => {
     expect(keepsRawText(def, parseKeyPath('link.depends-on'))).toBe(true);
     expect(keepsRawText(undefined, parseKeyPath('other'))).toBe(false);
   });
+
+  it('a raw-text path keeps a value that reads as a string, and takes the trimmed text of any other (upstream typed-value)', () => {
+    // a probe prints ref="renovate.json@8bbca3f" ("quote prose"): the EDN string, not its quotes
+    expect(parseCliValue('"renovate.json@8bbca3f"', { raw: true })).toBe('renovate.json@8bbca3f');
+    expect(parseCliValue('"  padded "', { raw: true })).toBe('  padded ');
+    expect(parseCliValue('12345678', { raw: true })).toBe('12345678');
+    expect(parseCliValue(' a051932 ', { raw: true })).toBe('a051932');
+    expect(parseCliValue(':kw', { raw: true })).toBe(':kw');
+    expect(parseCliValue('two words', { raw: true })).toBe('two words');
+    expect(parseCliValue('', { raw: true })).toBe('');
+  });
 });

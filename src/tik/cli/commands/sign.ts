@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { fpr16 } from '../../../core/sshsig.js';
-import { TikError } from '../../errors.js';
 import type { CliContext } from '../context.js';
 
 /**
@@ -16,16 +15,11 @@ export function registerSign(verb: Command, ctx: CliContext): void {
     .action(async (prefix: string | undefined, opts: { key?: string; json?: boolean }) => {
       const { resolveTicket } = await import('../../store/resolve-ticket.js');
       const { signatureSidecarName } = await import('../../store/store-names.js');
-      const { envSigningKey, signStoredEvent } = await import('../signing-key.js');
+      const { signStoredEvent } = await import('../signing-key.js');
       const { openStore } = await import('../store-access.js');
+      const { requireSigningKey } = await import('../required-key.js');
       const { parseStoredEvents } = await import('../../app/ticket-loader.js');
-      const key = envSigningKey(ctx, opts.key);
-      if (!key) {
-        throw new TikError('cli/usage', 'no signing key: pass --key FILE or set TIK_KEY', {
-          where: '--key',
-          hint: 'create one with ssh-keygen -t ed25519 -N "" -f tik-key, and register it with tik actor add <name> tik-key.pub',
-        });
-      }
+      const key = requireSigningKey(ctx, opts.key);
       const actor = ctx.actor();
       const store = await openStore(ctx);
       const tickets = prefix !== undefined ? [await resolveTicket(store, prefix)] : await store.ticketIds();

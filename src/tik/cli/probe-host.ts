@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { ProbeHost, ProbeRun } from '../app/probe.js';
+import { isPostgresUrl } from '../store/postgres/postgres-url.js';
+import type { CliContext } from './context.js';
+import { storeTarget } from './store-access.js';
+
+/** A probe's standard output and error are read up to this many bytes each; past it the probe fails. */
+export const PROBE_OUTPUT_LIMIT = 1024 * 1024;
+
+const isDir = (p: string): boolean => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+const isFile = (p: string): boolean => {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The machine side of `tik probe`: repositories are directories beside the store (in the
+ * directory holding it: the root, or the parent of a hidden `.tik/`; the working directory for a
+ * PostgreSQL store), and a probe runs under `/bin/sh` — a script file if the text names one (as
+ * given, else relative to the store), otherwise as a shell command (`sh -c`) — with the caller's
+ * environment plus the ticket's variables.
+ */
+export function probeHost(ctx: CliContext, storeDir: string | undefined): ProbeHost {
+  const target = storeTarget(ctx);
+  const holder = isPostgresUrl(target) ? ctx.io.cwd : basename(target) === '.tik' ? dirname(target) : target;
+  return {
+    repository: async (name) => {
+      const dir = join(holder, name);
+      return isDir(dir) ? dir : undefined;
+    },
+    run: (probe, cwd, env) => {
+      const script = [ctx.path(probe), ...(storeDir !== undefined ? [join(storeDir, probe)] : [])].find(isFile);
+      const argv = script !== undefined ? [script] : ['-c', probe];
+      const base: Record<string, string> = {};
+      for (const [k, v] of Object.entries(ctx.io.env)) if (v !== undefined) base[k] = v;
+      return runSh(argv, cwd, { ...base, ...env });
+    },
+  };
+}
+
+function runSh(argv: readonly string[], cwd: string, env: Record<string, string>): Promise<ProbeRun> {
+  return new Promise((resolvePromise) => {
+    const child = spawn('/bin/sh', argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let overflow = false;
+    const collect = (into: Buffer[]) => {
+      let size = 0;
+      return (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > PROBE_OUTPUT_LIMIT) {
+          // an endless probe must not fill memory: stop it, and report it as failed
+          overflow = true;
+          child.kill('SIGKILL');
+          return;
+        }
+        into.push(chunk);
+      };
+    };
+    child.stdout.on('data', collect(out));
+    child.stderr.on('data', collect(err));
+    let startError: string | undefined;
+    child.on('error', (e) => {
+      // a spawn that fails may never close; resolving twice is harmless
+      startError = e.message;
+      resolvePromise({ status: null, stdout: '', stderr: `cannot run /bin/sh: ${e.message}` });
+    });
+    child.on('close', (code) => {
+      const stderr = Buffer.concat(err).toString('utf8');
+      resolvePromise({
+        status: overflow || startError !== undefined ? null : code,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: overflow ? `its output passed ${PROBE_OUTPUT_LIMIT} bytes` : startError !== undefined ? `cannot run /bin/sh: ${startError}` : stderr,
+      });
+    });
+  });
+}
