@@ -18,7 +18,7 @@ import { withAbsolutePaths } from '../config/absolute-paths.js';
 import { catalogOf } from '../config/model.js';
 import { DEFAULT_AUTH } from '../config/auth-config.js';
 import { openIdentityStore, type IdentityStore } from '../registry/identity-store.js';
-import { openSqlClient } from '../../core/sql/open-sql-client.js';
+import { openIdentityCheckedClient } from '../registry/identity-checked-client.js';
 import type { SqlClient } from '../../core/sql/sql-client.js';
 import { ResultCache, type ResultCacheOptions } from '../cache/result-cache.js';
 import { HotCache, type HotBinding, type HotStatus } from '../cache/hot-cache.js';
@@ -207,7 +207,7 @@ export class ShoalInstance implements QueryService {
           ...(limits.max_temp_directory_size === undefined ? {} : { maxTempDirectorySize: limits.max_temp_directory_size }),
         });
       instance = new ShoalInstance(registry, engine, options);
-      instance.identities = await openIdentityStore(url, { baseDir: options.baseDir });
+      instance.identities = await openIdentityStore(url, registry.identity, { baseDir: options.baseDir });
       const authConfig = options.config.auth ?? DEFAULT_AUTH;
       const self = instance;
       instance.auth = {
@@ -385,7 +385,7 @@ export class ShoalInstance implements QueryService {
     const tickMs = o.tickMs ?? num(env.SHOAL_MV_TICK_MS) ?? 5000;
     const commitDelayMs = o.commitDelayMs ?? num(env.SHOAL_MV_FAULT_COMMIT_DELAY_MS);
     const localBuildDelayMs = o.localBuildDelayMs ?? num(env.SHOAL_MV_FAULT_LOCAL_BUILD_DELAY_MS);
-    this.mvDb = await openSqlClient(registryUrl, { baseDir: this.options.baseDir, max: 2 });
+    this.mvDb = await openIdentityCheckedClient(registryUrl, this.registry.identity, { baseDir: this.options.baseDir, max: 2 });
     let store: SnapshotStore;
     try {
       store = await SnapshotStore.open(storeDirectory(this.options.config.stateful.materialize_store_url ?? env.PROVISA_MATERIALIZE_URL, this.options.baseDir));
