@@ -60,6 +60,7 @@ import { oneBatch } from './one-batch.js';
 import { abortError, disposing, requestDeadline } from './request-deadline.js';
 import { checkSqlLimits } from '../sql/sql-limits.js';
 import { explainBindFailure } from '../sql/bind-failure.js';
+import { clientSqlFault } from './client-sql-fault.js';
 import { ruleNamer } from '../check/policy-targets.js';
 import type { SourceDialect } from '../sources/source-driver.js';
 
@@ -547,14 +548,19 @@ export class ShoalInstance implements QueryService {
     // a failure to bind what governance composed (an RLS filter, a mask, a registered column) names it
     const roleId = req.role;
     const bindContext = () => ({ catalog: req.domains ? limitToDomains(state.governance, req.domains) : state.governance, roleId, tables: plan.tables, sql: req.sql, ruleName: ruleNamer(state.model) });
+    // what no rule, mask or column explains is the client's when its SQL alone fails to bind too (client-sql-fault.ts)
+    const explain = async (e: unknown): Promise<unknown> => {
+      const ctx = bindContext();
+      return explainBindFailure(e, ctx) ?? (await clientSqlFault(e, { engine: this.engine, request: { sql: req.sql, role: roleId, vars: req.vars }, catalog: ctx.catalog, signal })) ?? e;
+    };
     if (plan.route.kind === 'direct') {
       const route = plan.route;
       const source = state.model.sources.find((s) => s.id === route.sourceId);
       const dialect = DIRECT_DIALECT[route.dialect];
       if (!source || !dialect) throw new ShoalError('INTERNAL_ROUTE', `direct route to unknown source ${route.sourceId}`);
       const driver = this.pool.driver(dialect, source);
-      const fetched = await driver.query(plan.sql, params, signal).catch((e: unknown) => {
-        throw explainBindFailure(e, bindContext()) ?? e;
+      const fetched = await driver.query(plan.sql, params, signal).catch(async (e: unknown) => {
+        throw await explain(e);
       });
       const typed = columns.map((c, i) => {
         const src = fetched.columns[i];
@@ -577,7 +583,7 @@ export class ShoalInstance implements QueryService {
     } catch (e) {
       // a snapshot that fails to read is quarantined (and rebuilt), and the query answered again: live
       if (!rechecked && this.mvs && mvBound.snapshots && !signal.aborted && (await this.mvs.recheck(mvBound))) return this.queryWithin(req, tokens, signal, leases, true);
-      throw explainBindFailure(e, bindContext()) ?? e;
+      throw await explain(e);
     }
     const engineColumns = first.done ? undefined : first.value.columns;
     const typed = columns.map((c, i) => {
