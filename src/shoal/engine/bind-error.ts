@@ -1,28 +1,18 @@
 /**
  * A statement the engine refused to bind: its names, types, grouping or aggregates do not fit the
- * relations it reads (DuckDB's `Binder Error`, Trino's analysis errors). Such a failure says
+ * relations it reads (DuckDB's `Binder Error`; on Trino, grouping and aggregate placement only). Such a failure says
  * nothing about the data, so its text holds no row value; whose SQL it was is decided elsewhere
  * (src/shoal/sql/bare-query.ts).
  */
 import { TrinoQueryError } from './trino/trino-client.js';
 
-/** Trino's errors of analysis (StandardErrorCode names): the statement, not the data or the cluster. */
-const TRINO_ANALYSIS = new Set([
-  'AMBIGUOUS_NAME',
-  'COLUMN_NOT_FOUND',
-  'EXPRESSION_NOT_AGGREGATE',
-  'EXPRESSION_NOT_IN_DISTINCT',
-  'EXPRESSION_NOT_SCALAR',
-  'FUNCTION_NOT_AGGREGATE',
-  'FUNCTION_NOT_FOUND',
-  'FUNCTION_NOT_WINDOW',
-  'INVALID_COLUMN_REFERENCE',
-  'MISMATCHED_COLUMN_ALIASES',
-  'MISSING_GROUP_BY',
-  'NESTED_AGGREGATION',
-  'NESTED_WINDOW',
-  'TYPE_MISMATCH',
-]);
+/**
+ * Trino's errors of analysis (StandardErrorCode names) that are mistakes in any dialect: grouping
+ * and aggregate placement. Name resolution and typing are left out: Trino is stricter than
+ * PostgreSQL there (no implicit casts, no select-list alias in GROUP BY), so a refusal may be
+ * the engine's dialect rather than the client's SQL, and stays a 502.
+ */
+const TRINO_ANALYSIS = new Set(['EXPRESSION_NOT_AGGREGATE', 'EXPRESSION_NOT_IN_DISTINCT', 'EXPRESSION_NOT_SCALAR', 'NESTED_AGGREGATION', 'NESTED_WINDOW']);
 
 const DUCKDB_BINDER = /^Binder Error: ?/;
 
