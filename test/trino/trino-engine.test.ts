@@ -12,6 +12,10 @@ import { DuckDbEngine } from '../../src/shoal/engine/duckdb/duckdb-engine.js';
 import type { LandingReport } from '../../src/shoal/engine/engine.js';
 import { TrinoEngine } from '../../src/shoal/engine/trino/trino-engine.js';
 import { ShoalError } from '../../src/shoal/errors.js';
+import { bindFailureText } from '../../src/shoal/engine/bind-error.js';
+import { bareQuery } from '../../src/shoal/sql/bare-query.js';
+import { createCatalog } from '../../src/shoal/sql/index.js';
+import { salesSpec } from '../shoal/sql/fixtures.js';
 import { collect, entry, makeFiles, type FileFixture } from '../shoal/engine/duckdb/engine-fixtures.js';
 import { readyTrino, trinoAvailable } from './trino-context.js';
 
@@ -104,6 +108,36 @@ describe.runIf(trinoAvailable())('the Trino engine', () => {
       expect((e as ShoalError).code).toBe('SQL_DATA_EXCEPTION');
       expect((e as ShoalError).message).toMatch(new RegExp(`^the query hit a data error at the engine: [a-z ]+ \\(SQLSTATE ${state}\\)$`));
     }
+  });
+
+  it("a grouping or aggregate mistake of the query's own SQL is told as a bind failure on both engines; a typing refusal on Trino and a data error are not", async () => {
+    const t = 'te_csv."default".customer_segments';
+    const mistakes = [
+      `SELECT segment, count(*) FROM ${t} GROUP BY region`,
+      `SELECT customer_id FROM ${t} WHERE sum(customer_id) > 1`,
+      `SELECT sum(count(*)) FROM ${t}`,
+    ];
+    for (const sql of mistakes) {
+      for (const engine of [trino, duck]) {
+        const e = await collect(engine.execute(sql)).catch((x: unknown) => x);
+        expect(e, `${engine.name}: ${sql}`).toMatchObject({ code: 'ENGINE_QUERY_FAILED' });
+        expect(bindFailureText(e), `${engine.name}: ${sql}`).toEqual(expect.any(String));
+      }
+    }
+    const failure = (engine: TrinoEngine | DuckDbEngine, sql: string) => collect(engine.execute(sql)).catch((x: unknown) => x);
+    // Trino types more strictly than PostgreSQL: its refusal may be the dialect's, so it is not the client's
+    expect(bindFailureText(await failure(duck, `SELECT customer_id + segment FROM ${t}`))).toEqual(expect.any(String));
+    expect(await failure(trino, `SELECT customer_id + segment FROM ${t}`)).toMatchObject({ code: 'ENGINE_QUERY_FAILED' });
+    expect(bindFailureText(await failure(trino, `SELECT customer_id + segment FROM ${t}`))).toBeUndefined();
+    expect(bindFailureText(await failure(trino, `SELECT CAST(segment AS INTEGER) FROM ${t}`))).toBeUndefined();
+  });
+
+  it("the client's query alone (no policy, typed stand-ins) is valid Trino SQL: it binds when correct and not when the grouping is wrong", async () => {
+    const catalog = createCatalog(salesSpec());
+    const bare = (sql: string) => bareQuery({ sql, role: 'analyst', vars: { 'provisa.region': 'EU' } }, catalog, 'trino');
+    expect((await collect(trino.execute(bare('SELECT c.region, sum(p.amount) AS s, max(c.signup) FROM sales.customers c JOIN sales.payments p ON p.customer_id = c.id GROUP BY c.region')))).rows).toEqual([]);
+    const e = await collect(trino.execute(bare('SELECT name, count(*) FROM sales.customers GROUP BY region'))).catch((x: unknown) => x);
+    expect(bindFailureText(e)).toMatch(/name/);
   });
 
   it('an unreachable combination is ENGINE_SOURCE_UNREACHABLE, in the report and at query time', async () => {

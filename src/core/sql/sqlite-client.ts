@@ -13,13 +13,15 @@ import type { SqlClient, SqlExecutor, SqlRow, SqlValue, TransactionOptions } fro
 export interface SqliteClientOptions {
   /** Give up on a busy database after this long (default 30 s). */
   readonly busyTimeoutMs?: number;
+  /** Fail (SQLITE_CANTOPEN) instead of creating the file when it is missing. */
+  readonly mustExist?: boolean;
 }
 
 export async function openSqliteClient(path: string, options: SqliteClientOptions = {}): Promise<SqlClient> {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:' && !options.mustExist) mkdirSync(dirname(path), { recursive: true });
   // loaded on first open, so that a CLI which never opens a database does not pay for the driver
   const { default: Sqlite } = await import('better-sqlite3');
-  const db = new Sqlite(path, { timeout: 0 });
+  const db = new Sqlite(path, { timeout: 0, fileMustExist: options.mustExist ?? false });
   const client = new SqliteClient(db, options.busyTimeoutMs ?? 30_000);
   try {
     // switching to WAL needs a moment of exclusive access: another process may be starting too

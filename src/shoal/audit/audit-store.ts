@@ -1,9 +1,11 @@
 /**
  * Where audit records are kept: the `audit_log` table of the registry database, through a
- * connection of its own (so audit writes never hold the registry's pool).
+ * connection of its own (so audit writes never hold the registry's pool), held to the registry's
+ * identity (a deleted or replaced registry refuses the append; the queue keeps the records).
  */
-import { openSqlClient } from '../../core/sql/open-sql-client.js';
 import type { SqlClient, SqlValue } from '../../core/sql/sql-client.js';
+import { openIdentityCheckedClient } from '../registry/identity-checked-client.js';
+import type { RegistryIdentity } from '../registry/registry-identity.js';
 import type { AuditRecord, StoredAuditRecord } from './audit-record.js';
 import { migrateAuditLog } from './audit-log-schema.js';
 
@@ -73,9 +75,9 @@ const recordOf = (r: AuditRow): StoredAuditRecord => ({
 export class SqlAuditStore implements AuditStore {
   private constructor(private readonly db: SqlClient) {}
 
-  /** Open the audit log in the database at `url` (the registry's), creating its table if missing. */
-  static async open(url: string, options: { baseDir?: string } = {}): Promise<SqlAuditStore> {
-    const db = await openSqlClient(url, { ...options, max: 2 });
+  /** Open the audit log in the registry's database (`url`, opened as `identity`), creating its table if missing. */
+  static async open(url: string, identity: RegistryIdentity, options: { baseDir?: string } = {}): Promise<SqlAuditStore> {
+    const db = await openIdentityCheckedClient(url, identity, { ...options, max: 2 });
     try {
       await migrateAuditLog(db);
     } catch (e) {

@@ -18,7 +18,7 @@ import { withAbsolutePaths } from '../config/absolute-paths.js';
 import { catalogOf } from '../config/model.js';
 import { DEFAULT_AUTH } from '../config/auth-config.js';
 import { openIdentityStore, type IdentityStore } from '../registry/identity-store.js';
-import { openSqlClient } from '../../core/sql/open-sql-client.js';
+import { openIdentityCheckedClient } from '../registry/identity-checked-client.js';
 import type { SqlClient } from '../../core/sql/sql-client.js';
 import { ResultCache, type ResultCacheOptions } from '../cache/result-cache.js';
 import { HotCache, type HotBinding, type HotStatus } from '../cache/hot-cache.js';
@@ -60,6 +60,7 @@ import { oneBatch } from './one-batch.js';
 import { abortError, disposing, requestDeadline } from './request-deadline.js';
 import { checkSqlLimits } from '../sql/sql-limits.js';
 import { explainBindFailure } from '../sql/bind-failure.js';
+import { clientSqlFault } from './client-sql-fault.js';
 import { ruleNamer } from '../check/policy-targets.js';
 import type { SourceDialect } from '../sources/source-driver.js';
 
@@ -207,7 +208,7 @@ export class ShoalInstance implements QueryService {
           ...(limits.max_temp_directory_size === undefined ? {} : { maxTempDirectorySize: limits.max_temp_directory_size }),
         });
       instance = new ShoalInstance(registry, engine, options);
-      instance.identities = await openIdentityStore(url, { baseDir: options.baseDir });
+      instance.identities = await openIdentityStore(url, registry.identity, { baseDir: options.baseDir });
       const authConfig = options.config.auth ?? DEFAULT_AUTH;
       const self = instance;
       instance.auth = {
@@ -385,7 +386,7 @@ export class ShoalInstance implements QueryService {
     const tickMs = o.tickMs ?? num(env.SHOAL_MV_TICK_MS) ?? 5000;
     const commitDelayMs = o.commitDelayMs ?? num(env.SHOAL_MV_FAULT_COMMIT_DELAY_MS);
     const localBuildDelayMs = o.localBuildDelayMs ?? num(env.SHOAL_MV_FAULT_LOCAL_BUILD_DELAY_MS);
-    this.mvDb = await openSqlClient(registryUrl, { baseDir: this.options.baseDir, max: 2 });
+    this.mvDb = await openIdentityCheckedClient(registryUrl, this.registry.identity, { baseDir: this.options.baseDir, max: 2 });
     let store: SnapshotStore;
     try {
       store = await SnapshotStore.open(storeDirectory(this.options.config.stateful.materialize_store_url ?? env.PROVISA_MATERIALIZE_URL, this.options.baseDir));
@@ -547,14 +548,19 @@ export class ShoalInstance implements QueryService {
     // a failure to bind what governance composed (an RLS filter, a mask, a registered column) names it
     const roleId = req.role;
     const bindContext = () => ({ catalog: req.domains ? limitToDomains(state.governance, req.domains) : state.governance, roleId, tables: plan.tables, sql: req.sql, ruleName: ruleNamer(state.model) });
+    // what no rule, mask or column explains is the client's when its SQL alone fails to bind too (client-sql-fault.ts)
+    const explain = async (e: unknown): Promise<unknown> => {
+      const ctx = bindContext();
+      return explainBindFailure(e, ctx) ?? (await clientSqlFault(e, { engine: this.engine, request: { sql: req.sql, role: roleId, vars: req.vars }, catalog: ctx.catalog, signal })) ?? e;
+    };
     if (plan.route.kind === 'direct') {
       const route = plan.route;
       const source = state.model.sources.find((s) => s.id === route.sourceId);
       const dialect = DIRECT_DIALECT[route.dialect];
       if (!source || !dialect) throw new ShoalError('INTERNAL_ROUTE', `direct route to unknown source ${route.sourceId}`);
       const driver = this.pool.driver(dialect, source);
-      const fetched = await driver.query(plan.sql, params, signal).catch((e: unknown) => {
-        throw explainBindFailure(e, bindContext()) ?? e;
+      const fetched = await driver.query(plan.sql, params, signal).catch(async (e: unknown) => {
+        throw await explain(e);
       });
       const typed = columns.map((c, i) => {
         const src = fetched.columns[i];
@@ -577,7 +583,7 @@ export class ShoalInstance implements QueryService {
     } catch (e) {
       // a snapshot that fails to read is quarantined (and rebuilt), and the query answered again: live
       if (!rechecked && this.mvs && mvBound.snapshots && !signal.aborted && (await this.mvs.recheck(mvBound))) return this.queryWithin(req, tokens, signal, leases, true);
-      throw explainBindFailure(e, bindContext()) ?? e;
+      throw await explain(e);
     }
     const engineColumns = first.done ? undefined : first.value.columns;
     const typed = columns.map((c, i) => {

@@ -7,11 +7,12 @@
  * src/shoal/auth/password-hash.ts), a token as the SHA-256 of its secret. Nothing here can be
  * turned back into a working credential.
  */
-import { openSqlClient } from '../../core/sql/open-sql-client.js';
 import { redactUrl } from '../../core/sql/sql-url.js';
 import type { SqlClient, SqlExecutor } from '../../core/sql/sql-client.js';
 import { deepFreeze } from '../config/model.js';
 import { ShoalError } from '../errors.js';
+import { openIdentityCheckedClient } from './identity-checked-client.js';
+import type { RegistryIdentity } from './registry-identity.js';
 
 export interface UserRecord {
   readonly username: string;
@@ -86,13 +87,17 @@ export async function migrateIdentityStore(client: SqlClient): Promise<void> {
   });
 }
 
-/** Open the identity store in the registry database named by `url` (as `control_plane.tenant_url`). */
-export async function openIdentityStore(url: string, options: { readonly baseDir?: string } = {}): Promise<IdentityStore> {
-  let client: SqlClient;
+/**
+ * Open the identity store in the registry database named by `url` (as `control_plane.tenant_url`),
+ * the registry opened there as `identity`: a deleted or replaced registry refuses its writes.
+ */
+export async function openIdentityStore(url: string, identity: RegistryIdentity, options: { readonly baseDir?: string } = {}): Promise<IdentityStore> {
+  const client = await openIdentityCheckedClient(url, identity, { ...(options.baseDir === undefined ? {} : { baseDir: options.baseDir }), max: 2 });
   try {
-    client = await openSqlClient(url, { ...(options.baseDir === undefined ? {} : { baseDir: options.baseDir }), max: 2 });
     await migrateIdentityStore(client);
   } catch (e) {
+    await client.close().catch(() => undefined);
+    if (e instanceof ShoalError) throw e;
     throw new ShoalError('REGISTRY_UNAVAILABLE', `cannot open the users and tokens of the registry at ${redactUrl(url)}: ${(e as Error).message}`, {
       where: 'control_plane.tenant_url',
       hint: 'check that the registry database is reachable and the URL is right',
@@ -189,6 +194,7 @@ class SqlIdentityStore implements IdentityStore {
     try {
       await q.run(sql, params);
     } catch (e) {
+      if (e instanceof ShoalError) throw e; // REGISTRY_REPLACED: not the registry this store opened
       // both drivers report a primary-key clash as a unique violation; anything else is an outage
       if (/unique|duplicate/i.test((e as Error).message)) {
         throw new ShoalError('IDENTITY_EXISTS', `a ${what} "${id}" already exists`, { hint: what === 'user' ? 'remove it first (shoal user remove) or choose another name' : 'retry: token ids are random' });

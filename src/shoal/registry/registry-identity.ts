@@ -21,30 +21,37 @@ export interface RegistryIdentity {
   readonly file?: { readonly path: string; readonly dev: bigint; readonly ino: bigint };
   /** The URL with any password redacted (for messages). */
   readonly url: string;
+  /** An in-memory SQLite registry: every handle opens a database of its own, so there is nothing to replace. */
+  readonly inMemory?: true;
 }
 
 /** The identity of the registry just opened at `url`, whose deployment id is `deploymentId`. */
 export function captureIdentity(url: string, deploymentId: string, baseDir?: string): RegistryIdentity {
   const target = parseSqlUrl(url, baseDir);
-  if (target.dialect !== 'sqlite' || target.path === ':memory:') return { deploymentId, url: redactUrl(url) };
+  if (target.dialect !== 'sqlite') return { deploymentId, url: redactUrl(url) };
+  if (target.path === ':memory:') return { deploymentId, url: redactUrl(url), inMemory: true };
   const st = statSync(target.path, { bigint: true });
   return { deploymentId, url: redactUrl(url), file: { path: target.path, dev: st.dev, ino: st.ino } };
 }
 
+/** Throw REGISTRY_REPLACED unless the path of a SQLite registry still names the file it was opened as (a no-op for PostgreSQL). */
+export function verifyFile(identity: RegistryIdentity): void {
+  if (!identity.file) return;
+  let st: { dev: bigint; ino: bigint } | undefined;
+  try {
+    st = statSync(identity.file.path, { bigint: true });
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'ENOENT') throw e;
+  }
+  if (!st) throw replaced(identity, `the registry file ${identity.file.path} was deleted while this instance had it open`);
+  if (st.dev !== identity.file.dev || st.ino !== identity.file.ino) {
+    throw replaced(identity, `the registry file ${identity.file.path} was replaced by another file while this instance had it open`);
+  }
+}
+
 /** Throw REGISTRY_REPLACED unless `q` reads the registry `identity` names. */
 export async function verifyIdentity(q: SqlExecutor, identity: RegistryIdentity): Promise<void> {
-  if (identity.file) {
-    let st: { dev: bigint; ino: bigint } | undefined;
-    try {
-      st = statSync(identity.file.path, { bigint: true });
-    } catch (e) {
-      if ((e as { code?: string }).code !== 'ENOENT') throw e;
-    }
-    if (!st) throw replaced(identity, `the registry file ${identity.file.path} was deleted while this instance had it open`);
-    if (st.dev !== identity.file.dev || st.ino !== identity.file.ino) {
-      throw replaced(identity, `the registry file ${identity.file.path} was replaced by another file while this instance had it open`);
-    }
-  }
+  verifyFile(identity);
   let found: string | undefined;
   try {
     found = (await q.query<{ deployment_id: string }>('SELECT deployment_id FROM registry_deployment WHERE id = 1'))[0]?.deployment_id;

@@ -19,6 +19,7 @@ import type {
   TableConfig,
 } from '../config/model.js';
 import type { CatalogPlan, PlanEntry } from './catalog-plan.js';
+import type { RegistryIdentity } from './registry-identity.js';
 
 export interface RegistrySnapshot {
   /** The epoch the catalog was read at (one consistent read). */
@@ -66,6 +67,11 @@ export interface Registry {
   readonly url: string;
   /** This deployment's identity, minted when the registry was first opened and stored in it (./deployment-id.ts). */
   readonly deploymentId: string;
+  /**
+   * What this handle opened (deployment id; for SQLite the file itself): the stores kept beside the
+   * catalog open their own handles held to it (./identity-checked-client.ts).
+   */
+  readonly identity: RegistryIdentity;
 
   epoch(): Promise<number>;
   snapshot(): Promise<RegistrySnapshot>;

@@ -51,7 +51,7 @@ export class SqlRegistry implements Registry {
     private readonly client: SqlClient,
     readonly url: string,
     /** The registry this handle opened: checked before every write and every epoch read (./registry-identity.ts). */
-    private readonly identity: RegistryIdentity,
+    readonly identity: RegistryIdentity,
   ) {
     this.deploymentId = identity.deploymentId;
     this.dialect = client.dialect;

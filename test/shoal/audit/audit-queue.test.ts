@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AUDIT_METRICS, AuditQueue } from '../../../src/shoal/audit/audit-queue.js';
 import type { AuditRecord } from '../../../src/shoal/audit/audit-record.js';
-import { SqlAuditStore } from '../../../src/shoal/audit/audit-store.js';
 import { MetricsRegistry } from '../../../src/shoal/server/metrics.js';
+import { openAuditStoreAt } from '../../support/audit-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'shoal-audit-queue-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,7 +29,7 @@ const record = (i: number): AuditRecord => ({
 
 describe('the audit queue', () => {
   it('writes records in batches to the audit_log table and reads them back newest first, filtered', async () => {
-    const store = await SqlAuditStore.open(`sqlite:///${join(dir, 'ok.db')}`);
+    const store = await openAuditStoreAt(`sqlite:///${join(dir, 'ok.db')}`);
     const metrics = new MetricsRegistry();
     const queue = new AuditQueue(store, { capacity: 100, batchSize: 3, metrics });
     for (let i = 0; i < 10; i++) queue.record(record(i));
@@ -48,7 +48,7 @@ describe('the audit queue', () => {
 
   it('a registry that is stuck does not block record() or grow memory beyond the bound; drops are counted, and the backlog is written once it recovers', async () => {
     const path = join(dir, 'stuck.db');
-    const store = await SqlAuditStore.open(`sqlite:///${path}`);
+    const store = await openAuditStoreAt(`sqlite:///${path}`);
     // another connection holds the database's write lock: every audit write waits (SQLITE_BUSY, retried)
     const holder = new Database(path);
     holder.exec('BEGIN EXCLUSIVE');
@@ -71,7 +71,7 @@ describe('the audit queue', () => {
 
   it('a registry that is down keeps the batch for a retry, counting the failure', async () => {
     const path = join(dir, 'down.db');
-    const store = await SqlAuditStore.open(`sqlite:///${path}`);
+    const store = await openAuditStoreAt(`sqlite:///${path}`);
     const holder = new Database(path);
     holder.exec('DROP TABLE audit_log'); // the write fails outright (no such table)
     const metrics = new MetricsRegistry();

@@ -35,8 +35,10 @@ roles:
   - {id: admin, capabilities: [admin, query_development, full_results], domain_access: ['*']}
   - {id: masked, capabilities: [query_development], domain_access: [d]}
   - {id: ruled, capabilities: [query_development], domain_access: [d]}
+  - {id: summed, capabilities: [query_development], domain_access: [d]}
 rls_rules:
   - {table_id: people, role_id: ruled, filter: "id = = 1"}
+  - {table_id: people, role_id: summed, filter: "sum(id) > 0"}
 `;
 
 describe('the status of a failed query says whose fault it is', () => {
@@ -82,6 +84,23 @@ describe('the status of a failed query says whose fault it is', () => {
     expect(missing).toEqual({ status: 400, code: 'SQL_UNKNOWN_COLUMN' });
     expect(await post('SELECT t.absent FROM (SELECT * FROM d.nums) t', 'ruled')).toEqual(missing);
     expect(await post("SELECT date_trunc('month', label) FROM d.nums", 'ruled')).toEqual({ status: 400, code: 'SQL_BAD_ARGUMENTS' });
+  });
+
+  it("a grouping, aggregate or operator mistake of the client's own SQL, which only the engine catches, is a 400 SQL_INVALID_QUERY", async () => {
+    const grouping = await http.app.inject({ method: 'POST', url: '/data/sql', payload: { sql: 'SELECT label, count(*) FROM d.nums GROUP BY id', role: 'ruled' } });
+    expect(grouping.statusCode).toBe(400);
+    expect(grouping.json()).toMatchObject({ error: { code: 'SQL_INVALID_QUERY', message: expect.stringContaining('"label" must appear in the GROUP BY clause') } });
+    expect(await post('SELECT id FROM d.nums WHERE sum(id) > 1', 'ruled')).toEqual({ status: 400, code: 'SQL_INVALID_QUERY' });
+    expect(await post('SELECT id + label FROM d.nums', 'ruled')).toEqual({ status: 400, code: 'SQL_INVALID_QUERY' });
+    expect(await post('SELECT sum(count(*)) FROM d.nums', 'ruled')).toEqual({ status: 400, code: 'SQL_INVALID_QUERY' });
+    // the same mistake over a table whose rule for the role is broken is still the client's
+    expect(await post('SELECT name, count(*) FROM d.people GROUP BY id', 'summed')).toEqual({ status: 400, code: 'SQL_INVALID_QUERY' });
+  });
+
+  it('a bind failure of what governance composed is never blamed on the client: a correct query under an aggregate RLS filter stays a 5xx', async () => {
+    const r = await post('SELECT name FROM d.people', 'summed');
+    expect(r.status).toBeGreaterThanOrEqual(500);
+    expect(r.code).not.toBe('SQL_INVALID_QUERY');
   });
 
   it('the same queries by a role the broken rule or mask does not touch still answer', async () => {

@@ -7,12 +7,12 @@ import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuditQueue } from '../../../src/shoal/audit/audit-queue.js';
 import type { StoredAuditRecord } from '../../../src/shoal/audit/audit-record.js';
-import { SqlAuditStore } from '../../../src/shoal/audit/audit-store.js';
 import { ShoalError } from '../../../src/shoal/errors.js';
 import { buildApp } from '../../../src/shoal/server/app.js';
 import { routeOf } from '../../../src/shoal/server/audit-plugin.js';
 import type { QueryService } from '../../../src/shoal/server/query-service.js';
 import { noAuth } from './no-auth.js';
+import { openAuditStoreAt } from '../../support/audit-store.js';
 
 // How a request ended, as the audit log records it: the streams here are the HTTP layer's own
 // (a service that yields rows, fails mid-stream or waits until the client goes away).
@@ -40,7 +40,7 @@ function service(mode: 'fail-after-first' | 'wait-for-abort' | 'locked'): QueryS
 }
 
 async function setup(mode: 'fail-after-first' | 'wait-for-abort' | 'locked', name: string) {
-  const store = await SqlAuditStore.open(`sqlite:///${join(dir, `${name}.db`)}`);
+  const store = await openAuditStoreAt(`sqlite:///${join(dir, `${name}.db`)}`);
   const queue = new AuditQueue(store);
   const lines: string[] = [];
   const logger = { level: 'info', stream: new Writable({ write: (chunk: Buffer, _e, cb) => (lines.push(chunk.toString()), cb()) }) };

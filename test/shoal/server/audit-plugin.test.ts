@@ -47,7 +47,7 @@ roles:
   - {id: analyst, capabilities: [query_development], domain_access: [sales]}
 `);
     instance = await ShoalInstance.start({ config: loadConfig({ path: join(dir, 'shoal.yaml') }).config, baseDir: dir, mv: { tickMs: 0 } });
-    store = await SqlAuditStore.open(EMBEDDED_REGISTRY_URL, { baseDir: dir });
+    store = await SqlAuditStore.open(EMBEDDED_REGISTRY_URL, instance.registry.identity, { baseDir: dir });
     queue = new AuditQueue(store, { capacity: 1000, metrics: instance.metrics });
     app = await buildApp({
       service: instance,

@@ -32,7 +32,8 @@ async function open(configPath: string): Promise<{ store: IdentityStore; roles: 
     await registry.close();
   }
   const roles = [...config.roles, ...registered.filter((r) => !config.roles.some((c) => c.id === r.id))];
-  return { store: await openIdentityStore(url, { baseDir }), roles };
+  // held to the registry just read: the roles checked above are the ones of the registry written
+  return { store: await openIdentityStore(url, registry.identity, { baseDir }), roles };
 }
 
 async function withStore<T>(configPath: string, fn: (store: IdentityStore, roles: readonly RoleConfig[]) => Promise<T>): Promise<T> {

@@ -35,7 +35,7 @@ export function registerServe(program: Command): void {
       // the audit log lives in the registry's database: one log for the fleet
       const auditConfig = loaded.config.stateful.audit;
       const auditStore = auditConfig.enabled
-        ? await SqlAuditStore.open(loaded.config.stateful.control_plane.tenant_url ?? EMBEDDED_REGISTRY_URL, { baseDir: loaded.baseDir })
+        ? await SqlAuditStore.open(loaded.config.stateful.control_plane.tenant_url ?? EMBEDDED_REGISTRY_URL, instance.registry.identity, { baseDir: loaded.baseDir })
         : undefined;
       const queue = auditStore
         ? new AuditQueue(auditStore, {

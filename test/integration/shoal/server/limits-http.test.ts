@@ -152,4 +152,14 @@ roles:
       expect(JSON.stringify(body)).not.toContain('abc-private');
     }
   }, 60_000);
+
+  it("a grouping or typing mistake of the user's own SQL that the source rejects on a direct route is a 400 SQL_INVALID_QUERY", async () => {
+    for (const sql of ['SELECT name, count(*) AS n FROM ops.people GROUP BY id', 'SELECT id FROM ops.people WHERE max(id) > 1']) {
+      const r = await ask(relaxed, sql);
+      const body = (await r.json()) as { error: { code: string; message: string } };
+      expect(r.status, sql).toBe(400);
+      expect(body.error.code).toBe('SQL_INVALID_QUERY');
+      expect(JSON.stringify(body)).not.toContain('abc-private');
+    }
+  }, 60_000);
 });
