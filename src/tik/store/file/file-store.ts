@@ -32,6 +32,7 @@ import {
 } from '../store-names.js';
 import { parsePackIndex, slicePack } from './event-pack.js';
 import {
+  DERIVED_DIR,
   PACK_FILE,
   PACK_INDEX_FILE,
   actorsPath,
@@ -147,6 +148,11 @@ export class FileStore implements EventStore {
 
   get location(): string {
     return this.base;
+  }
+
+  /** `<base>/.tik-index`: outside `tickets/`, `processes/` and the side files, so nothing copies it. */
+  get derivedDir(): string {
+    return join(this.base, DERIVED_DIR);
   }
 
   private async write(path: string, bytes: Uint8Array | string): Promise<void> {
