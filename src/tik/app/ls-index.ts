@@ -19,12 +19,12 @@
  * index (`.tik-index/`) makes `ls` report it too.
  */
 import { isCodedError } from '../../core/errors.js';
-import { sha256Hex } from '../../core/hash.js';
+import { createHash, hash } from 'node:crypto';
 import type { Instant } from '../edn/value.js';
 import { derivationWindow } from '../kernel/index.js';
 import { effectiveRegister } from '../roles/effective-register.js';
 import { readDerived, writeDerived } from '../store/derived-file.js';
-import type { EventStore, EventRef } from '../store/store.js';
+import type { EventStore } from '../store/store.js';
 import { lsRow, type LsRow } from './ls-row.js';
 import { pinOf } from './pin.js';
 import { parseRegister, resolvePin } from './ticket-loader.js';
@@ -32,23 +32,27 @@ import { loadTicketSet, type TicketSet } from './ticket-set.js';
 
 const FILE = 'ls.json';
 /** Bump when a derivation or the row changes meaning: an index of another format reads as empty. */
-const FORMAT = 'tik-ls-index/1';
+const FORMAT = 'tik-ls-index/2';
 
-/** One ticket's entry: its key, its window (null: unbounded) and its row without the ticket id. */
-interface Entry {
-  readonly digest: string;
-  readonly pinHash: string | null;
-  readonly pinName: string | null;
-  readonly def: string;
-  readonly from: number | null;
-  readonly until: number | null;
-  readonly row: Omit<LsRow, 'ticket'>;
-}
+/**
+ * What a pin resolved to: `[pin hash, pin name, definition hash, process id]` (nulls for absent);
+ * entries name it by position, so the few distinct pins are written once.
+ */
+type PinEntry = [string | null, string | null, string, string];
+
+/**
+ * One ticket, positional to keep a 10k-ticket index small and quick to parse:
+ * `[ticket, event-set digest, pin position, from, until, title, current, reached, settled, events,
+ * updated, missingParents]`; `from`/`until` are the derivation window (null: unbounded).
+ */
+type Entry = [string, string, number, number | null, number | null, string | null, string[], string[], boolean, number, string | null, string[]];
 
 interface IndexDoc {
   /** Digest of the roles register the entries were derived under. */
   readonly register: string;
-  readonly entries: Record<string, Entry>;
+  readonly pins: PinEntry[];
+  /** Sorted by ticket, as `ticketIds` lists them. */
+  readonly entries: Entry[];
 }
 
 /** The rows of every readable ticket (in ticket order), what was skipped, and how many came from the index. */
@@ -59,54 +63,26 @@ export interface IndexedRows {
   readonly hits: number;
 }
 
-const isString = (v: unknown): v is string => typeof v === 'string';
-const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
-const isBound = (v: unknown): v is number | null => v === null || typeof v === 'number';
-
-/** The entry if it has the shape this format writes (a checksummed file of this format always has). */
-function entryOf(v: unknown): Entry | undefined {
-  if (typeof v !== 'object' || v === null) return undefined;
-  const e = v as Record<string, unknown>;
-  const r = e.row as Record<string, unknown> | null | undefined;
-  const ok =
-    isString(e.digest) &&
-    (e.pinHash === null || isString(e.pinHash)) &&
-    (e.pinName === null || isString(e.pinName)) &&
-    isString(e.def) &&
-    isBound(e.from) &&
-    isBound(e.until) &&
-    typeof r === 'object' &&
-    r !== null &&
-    (r.title === null || isString(r.title)) &&
-    isString(r.process) &&
-    isStrings(r.current) &&
-    isStrings(r.reached) &&
-    typeof r.settled === 'boolean' &&
-    typeof r.events === 'number' &&
-    (r.updated === null || isString(r.updated)) &&
-    isStrings(r.missingParents);
-  return ok ? (v as Entry) : undefined;
-}
-
-async function readIndex(dir: string, register: string): Promise<Record<string, unknown>> {
+/** The stored index, or an empty one when it is absent, damaged, of another format or register. */
+async function readIndex(dir: string, register: string): Promise<{ pins: PinEntry[]; entries: Entry[] }> {
   const doc = (await readDerived(dir, FILE, FORMAT)) as Partial<IndexDoc> | undefined;
-  if (typeof doc !== 'object' || doc === null || doc.register !== register) return {};
-  return typeof doc.entries === 'object' && doc.entries !== null ? doc.entries : {};
+  // the checksum vouches for the shape below the top level (only this code writes this format)
+  if (typeof doc !== 'object' || doc === null || doc.register !== register || !Array.isArray(doc.pins) || !Array.isArray(doc.entries)) return { pins: [], entries: [] };
+  return { pins: doc.pins, entries: doc.entries };
 }
 
-/** Sorted event ids per ticket, from the byte-free listing. */
-function idsByTicket(refs: readonly EventRef[]): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const { ticket, id } of refs) {
-    const ids = out.get(ticket);
-    if (ids) ids.push(id);
-    else out.set(ticket, [id]);
-  }
+/** Every ticket and its event ids, without bytes; undefined when the store cannot list them so. */
+async function listIds(store: EventStore): Promise<ReadonlyMap<string, readonly string[]> | undefined> {
+  if (store.eventIdsByTicket) return store.eventIdsByTicket();
+  if (!store.allEventIds) return undefined;
+  const tickets = await store.ticketIds();
+  const out = new Map<string, string[]>(tickets.map((t) => [t, []]));
+  for (const { ticket, id } of await store.allEventIds()) out.get(ticket)?.push(id);
   return out;
 }
 
-const eventSetDigest = (ids: string[]): string => sha256Hex(ids.sort().join('\n'));
-const pinKey = (hash: string | null, name: string | null): string => `${hash ?? ''}|${name ?? ''}`;
+const sha256 = (text: string): string => (typeof hash === 'function' ? hash('sha256', text, 'base64') : createHash('sha256').update(text).digest('base64'));
+const eventSetDigest = (ids: readonly string[]): string => sha256([...ids].sort().join('\n'));
 
 /**
  * The `ls` rows at `now` through the store's index; undefined when the store keeps no derived data
@@ -114,89 +90,122 @@ const pinKey = (hash: string | null, name: string | null): string => `${hash ?? 
  */
 export async function indexedLsRows(store: EventStore, now: Instant): Promise<IndexedRows | undefined> {
   const dir = store.derivedDir;
-  if (dir === undefined || store.allEventIds === undefined) return undefined;
+  if (dir === undefined) return undefined;
   // the same order of failures as a listing without the index: the register, then the store
   const reg = await effectiveRegister(store);
   const register = parseRegister(reg.text);
-  const registerDigest = reg.text === undefined ? 'none' : sha256Hex(reg.text);
-  const tickets = await store.ticketIds();
-  let refs: readonly EventRef[];
+  const registerDigest = reg.text === undefined ? 'none' : sha256(reg.text);
+  let listed: ReadonlyMap<string, readonly string[]> | undefined;
   try {
-    refs = await store.allEventIds();
+    listed = await listIds(store);
   } catch (e) {
     // a damaged pack index: a listing without the index skips that ticket, so take that road
     if (isCodedError(e) && e.code !== 'store/io') return undefined;
     throw e;
   }
-  const ids = idsByTicket(refs);
+  if (listed === undefined) return undefined;
   const stored = await readIndex(dir, registerDigest);
 
-  // Candidates: the event set and the window still hold; the definition is checked per pin below.
-  const digests = new Map<string, string>();
-  const candidates = new Map<string, Entry>();
-  for (const t of tickets) {
-    const own = ids.get(t);
-    if (own === undefined) continue;
-    const digest = eventSetDigest(own);
-    digests.set(t, digest);
-    const e = Object.hasOwn(stored, t) ? entryOf(stored[t]) : undefined;
-    if (e === undefined || e.digest !== digest) continue;
-    if ((e.from !== null && now.ms < e.from) || (e.until !== null && now.ms >= e.until)) continue;
-    candidates.set(t, e);
-  }
-  const defHashOf = new Map<string, string | undefined>();
-  for (const e of candidates.values()) {
-    const key = pinKey(e.pinHash, e.pinName);
-    if (defHashOf.has(key)) continue;
-    let hash: string | undefined;
+  // Each stored pin resolved again, once: it holds if it still resolves, without a warning, to
+  // the same definition.
+  const pinHolds: boolean[] = [];
+  for (const [pinHash, pinName, defHash] of stored.pins) {
+    let holds = false;
     try {
       const warned: string[] = [];
-      const r = await resolvePin({ warn: (w) => warned.push(w) }, store, { hash: e.pinHash ?? undefined, name: e.pinName ?? undefined });
-      // a pin that resolves only with a warning is never served from the index
-      if (warned.length === 0) hash = r.def?.hash;
+      const r = await resolvePin({ warn: (w) => warned.push(w) }, store, { hash: pinHash ?? undefined, name: pinName ?? undefined });
+      holds = warned.length === 0 && r.def?.hash === defHash;
     } catch (err) {
       if (!isCodedError(err)) throw err;
     }
-    defHashOf.set(key, hash);
+    pinHolds.push(holds);
   }
 
+  // Hits: same event set, a pin that holds, `now` inside the window. Both lists are sorted by ticket.
+  const tickets = [...listed.keys()];
+  const digests = new Map<string, string>();
   const hit = new Map<string, Entry>();
-  for (const [t, e] of candidates) if (defHashOf.get(pinKey(e.pinHash, e.pinName)) === e.def) hit.set(t, e);
+  let j = 0;
+  for (const t of tickets) {
+    const ids = listed.get(t)!;
+    if (ids.length === 0) continue;
+    const digest = eventSetDigest(ids);
+    digests.set(t, digest);
+    while (j < stored.entries.length && stored.entries[j]![0] < t) j++;
+    const e = stored.entries[j];
+    if (e === undefined || e[0] !== t || e[1] !== digest || pinHolds[e[2]] !== true) continue;
+    if ((e[3] !== null && now.ms < e[3]) || (e[4] !== null && now.ms >= e[4])) continue;
+    hit.set(t, e);
+  }
   const misses = tickets.filter((t) => !hit.has(t));
   const set = misses.length > 0 ? await loadTicketSet(store, now, { tickets: misses, register }) : { tickets: [], skipped: [], warnings: [] };
 
-  const fresh = new Map<string, LsRow>();
-  const entries: Record<string, Entry> = {};
-  for (const [t, e] of hit) entries[t] = e;
+  // Misses derived now become entries; pins are renumbered from what the new index names.
+  const fresh = new Map<string, { row: LsRow; kept?: { entry: Entry; pin: PinEntry } }>();
   for (const t of set.tickets) {
     const row = lsRow(t);
-    fresh.set(t.ticket, row);
     const pin = pinOf(t.events);
     const digest = digests.get(t.ticket);
-    if (digest === undefined || (pin.hash !== undefined && pin.hash !== t.def.hash)) continue;
+    // a definition found by name whose hash is not the pin warns: never kept
+    if (digest === undefined || (pin.hash !== undefined && pin.hash !== t.def.hash)) {
+      fresh.set(t.ticket, { row });
+      continue;
+    }
     const w = derivationWindow(t.def, t.events, now.ms);
-    const { ticket: _ticket, ...rest } = row;
-    entries[t.ticket] = {
+    const entry: Entry = [
+      t.ticket,
       digest,
-      pinHash: pin.hash ?? null,
-      pinName: pin.name ?? null,
-      def: t.def.hash,
-      from: Number.isFinite(w.from) ? w.from : null,
-      until: Number.isFinite(w.until) ? w.until : null,
-      row: rest,
-    };
+      -1,
+      Number.isFinite(w.from) ? w.from : null,
+      Number.isFinite(w.until) ? w.until : null,
+      row.title,
+      [...row.current],
+      [...row.reached],
+      row.settled,
+      row.events,
+      row.updated,
+      [...row.missingParents],
+    ];
+    fresh.set(t.ticket, { row, kept: { entry, pin: [pin.hash ?? null, pin.name ?? null, t.def.hash, row.process] } });
   }
-  const changed = fresh.size > 0 || Object.keys(stored).length !== hit.size;
-  if (changed) await writeDerived(dir, FILE, FORMAT, { register: registerDigest, entries } satisfies IndexDoc);
 
   const rows: LsRow[] = [];
+  const pins: PinEntry[] = [];
+  const pinAt = new Map<string, number>();
+  const pinOfEntry = new Map<PinEntry, number>(); // hits share their stored pin's array
+  const pinIndex = (p: PinEntry): number => {
+    let i = pinOfEntry.get(p);
+    if (i !== undefined) return i;
+    const key = JSON.stringify(p);
+    i = pinAt.get(key);
+    if (i === undefined) {
+      i = pins.push(p) - 1;
+      pinAt.set(key, i);
+    }
+    pinOfEntry.set(p, i);
+    return i;
+  };
+  const entries: Entry[] = [];
   for (const t of tickets) {
     const e = hit.get(t);
-    if (e !== undefined) rows.push({ ticket: t, ...e.row });
-    else {
-      const r = fresh.get(t);
-      if (r !== undefined) rows.push(r);
+    if (e !== undefined) {
+      const pin = stored.pins[e[2]]!;
+      rows.push({ ticket: t, title: e[5], process: pin[3], current: e[6], reached: e[7], settled: e[8], events: e[9], updated: e[10], missingParents: e[11] });
+      const i = pinIndex(pin);
+      entries.push(i === e[2] ? e : withPin(e, i));
+      continue;
     }
+    const f = fresh.get(t);
+    if (f === undefined) continue;
+    rows.push(f.row);
+    if (f.kept) entries.push(withPin(f.kept.entry, pinIndex(f.kept.pin)));
   }
+  if (fresh.size > 0 || stored.entries.length !== hit.size) await writeDerived(dir, FILE, FORMAT, { register: registerDigest, pins, entries } satisfies IndexDoc);
   return { rows, skipped: set.skipped, warnings: set.warnings, hits: hit.size };
 }
+
+const withPin = (e: Entry, pin: number): Entry => {
+  const out = [...e] as Entry;
+  out[2] = pin;
+  return out;
+};

@@ -70,6 +70,11 @@ export interface EventStore {
    * that wraps another may leave it out, and callers then read `events(ticket)` per ticket.
    */
   allEventIds?(): Promise<readonly EventRef[]>;
+  /**
+   * `allEventIds` grouped: every ticket of `ticketIds` (sorted, one with no events too) and its
+   * event ids, from the same byte-free listing. Optional; the `ls` index uses it when present.
+   */
+  eventIdsByTicket?(): Promise<ReadonlyMap<string, readonly string[]>>;
 
   // ── sidecars: signatures and witnesses beside events (`<id>.sig.<fpr16>`, `<id>.witness.<fpr16>`)
   /** Stores a sidecar; returns false if one with that name and these bytes was already there. */

@@ -155,7 +155,7 @@ describe('the ls index', () => {
     for (const r of runs) if (typeof r !== 'string') expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(join(d, '.tik-index')).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
     await expectSameAnswer(d);
-    expect(await readDerived(join(d, '.tik-index'), 'ls.json', 'tik-ls-index/1')).toBeDefined();
+    expect(await readDerived(join(d, '.tik-index'), 'ls.json', 'tik-ls-index/2')).toBeDefined();
     expect(await hits(d)).toBe(3);
   });
 
