@@ -164,6 +164,10 @@ describe('the ls index', () => {
     await scenario(d);
     await ls(d);
     await expectSameAnswer(d, {}, ['ls', '--where', 'disputed', '--json']);
+    expect(existsSync(join(d, INDEX))).toBe(true);
+    const verified = await tik(d, ['verify', '--json']);
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(verified.stdout).not.toContain('tik-index');
     const out = tempDir();
     dirs.push(out);
     await ok(d, ['export', join(out, 'tree')]);
