@@ -47,26 +47,26 @@ export interface SideBySide {
  * and then all of the other turns a load change into a ratio.
  */
 export async function sideBySide(runs: number, floor: () => unknown, subject: () => unknown): Promise<SideBySide> {
-  await floor();
-  await subject();
-  const f: number[] = [];
-  const s: number[] = [];
-  const time = async (g: () => unknown, into: number[]): Promise<void> => {
-    const t = performance.now();
-    await g();
-    into.push(performance.now() - t);
-  };
+  const [floorMs, ms] = await interleaved(runs, [floor, subject]);
+  return { floorMs: floorMs!, ms: ms! };
+}
+
+/**
+ * `sideBySide` for any number of sides: one warm-up call each, then `runs` rounds that run every
+ * side once, each round starting one side later; the median of each side, in order.
+ */
+export async function interleaved(runs: number, sides: readonly (() => unknown)[]): Promise<number[]> {
+  for (const f of sides) await f();
+  const times: number[][] = sides.map(() => []);
   for (let i = 0; i < runs; i++) {
-    if (i % 2 === 0) {
-      await time(floor, f);
-      await time(subject, s);
-    } else {
-      await time(subject, s);
-      await time(floor, f);
+    for (let k = 0; k < sides.length; k++) {
+      const j = (i + k) % sides.length;
+      const t = performance.now();
+      await sides[j]!();
+      times[j]!.push(performance.now() - t);
     }
   }
-  const mid = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  return { floorMs: mid(f), ms: mid(s) };
+  return times.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
 }
 
 /**

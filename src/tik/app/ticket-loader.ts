@@ -11,7 +11,7 @@ import { missingParents, parseEvent, parseProcess, resolveRoles, type ProcessDef
 import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
 import { sha256Id } from '../store/store-names.js';
-import { pinOf } from './pin.js';
+import { pinOf, type Pin } from './pin.js';
 import { effectiveRegister } from '../roles/effective-register.js';
 
 /** Where a loader reports what a reader should see but can live with (a CLI prints it on stderr). */
@@ -52,7 +52,11 @@ export function parseStoredEvents(ticket: string, stored: readonly { id: string;
 /** Read the roles register in effect (the replicated roles ticket, else `roles.edn`), if any. */
 export async function readRegister(store: EventStore): Promise<EdnMap | undefined> {
   // the replicated roles ticket when it holds a register, else roles.edn (docs/tik-sync.md, "Roles")
-  const { text } = await effectiveRegister(store);
+  return parseRegister((await effectiveRegister(store)).text);
+}
+
+/** The register from its text (`effectiveRegister(store).text`); throws `store/bad-roles` for a non-map. */
+export function parseRegister(text: string | undefined): EdnMap | undefined {
   if (text === undefined) return undefined;
   const v = readEdn(text, 'roles.edn');
   if (!isMap(v)) {
@@ -67,7 +71,11 @@ export async function readRegister(store: EventStore): Promise<EdnMap | undefine
  * differs from the pin.
  */
 export async function resolveDefinition(sink: WarningSink | undefined, store: EventStore, events: readonly TikEvent[]): Promise<{ def: ProcessDef | undefined; source: string }> {
-  const { hash, name } = pinOf(events);
+  return resolvePin(sink, store, pinOf(events));
+}
+
+/** `resolveDefinition` of a pin already read from the events. */
+export async function resolvePin(sink: WarningSink | undefined, store: EventStore, { hash, name }: Pin): Promise<{ def: ProcessDef | undefined; source: string }> {
   if (hash !== undefined) {
     const text = await store.readProcessByHash(hash);
     if (text !== undefined) {

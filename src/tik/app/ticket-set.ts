@@ -1,12 +1,13 @@
 import { isCodedError } from '../../core/errors.js';
-import type { Instant } from '../edn/value.js';
+import type { EdnMap, Instant } from '../edn/value.js';
 import { derive, missingParents, resolveRoles, type ProcessDef, type Roles, type TikEvent } from '../kernel/index.js';
 import type { EventStore, StoredEvent } from '../store/store.js';
 
-/** How many tickets' event reads a listing keeps in flight. */
-const READ_AHEAD = 16;
 import { pinOf } from './pin.js';
 import { parseStoredEvents, readRegister, resolveDefinition } from './ticket-loader.js';
+
+/** How many tickets' event reads a listing keeps in flight. */
+const READ_AHEAD = 16;
 
 /** One ticket of a store-wide read (`ls`, `next`). */
 export interface LoadedTicket {
@@ -35,21 +36,29 @@ export interface TicketSet {
   readonly warnings: readonly string[];
 }
 
+/** What a caller that already did part of the work passes in (the derived index, ./ls-index.ts). */
+export interface TicketSetOptions {
+  /** Load only these tickets (sorted, in the store), not every ticket of the store. */
+  readonly tickets?: readonly string[];
+  /** The roles register, already read (`readRegister`). */
+  readonly register?: EdnMap | undefined;
+}
+
 /**
  * Load every ticket of the store for a cross-ticket lens, leniently. Definitions are parsed once
  * per hash. A ticket that cannot be read or derived (malformed event, bytes not matching the name,
  * unresolvable definition, unknown guard operator) is skipped and reported in `skipped`; the
  * others still show. Only a failure of the store itself (listing its tickets) throws.
  */
-export async function loadTicketSet(store: EventStore, now: Instant): Promise<TicketSet> {
+export async function loadTicketSet(store: EventStore, now: Instant, options: TicketSetOptions = {}): Promise<TicketSet> {
   const skipped: SkippedTicket[] = [];
-  const register = await readRegister(store);
+  const register = 'register' in options ? options.register : await readRegister(store);
   // One resolution per pin, by the same rules a single-ticket read uses (resolveDefinition).
   const defs = new Map<string, Promise<{ def: ProcessDef | undefined; warnings: string[] }>>();
   const warnings: string[] = [];
   const rolesByDef = new Map<ProcessDef, Roles>();
   const out: LoadedTicket[] = [];
-  const ids = await store.ticketIds();
+  const ids = options.tickets ?? (await store.ticketIds());
   // Read ahead: a listing is bound by file-system round trips, so keep several tickets' reads in
   // flight while the current one is parsed and derived (in order, one at a time).
   const fetched: Promise<{ ok: true; stored: readonly StoredEvent[] } | { ok: false; error: unknown }>[] = [];

@@ -3,7 +3,7 @@ import { emit, ednMap, readEdn } from '../edn/index.js';
 import { formatInstant } from '../edn/instant-text.js';
 import { Instant, isMap, Keyword, Uuid, type EdnValue } from '../edn/value.js';
 import { TikError } from '../errors.js';
-import { causal, compileSelector, currentStages, effectiveReached, explain, resolveRoles, factStatus, inbox, isSettled, lint, mintEvent, parseProcess, reduce, type ExplainResult, type InboxResult, type ProcessDef } from '../kernel/index.js';
+import { causal, compileSelector, effectiveReached, explain, resolveRoles, factStatus, inbox, lint, mintEvent, parseProcess, reduce, type ExplainResult, type InboxResult, type ProcessDef } from '../kernel/index.js';
 import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
 import { ACTOR_NAME, sha256Id } from '../store/store-names.js';
@@ -13,13 +13,14 @@ import { holdBackDependents } from './depends-on.js';
 import { instantText, type Json } from './json-value.js';
 import { reasonText } from './reason-text.js';
 import { keepsRawText, parseAssignment, parseCliValue, parseKeyPath } from './kv-args.js';
-import { causalJson, diffJson, explainJson, logJson, reasonJson, statusView, titleOf, type StatusView } from './lenses.js';
+import { causalJson, diffJson, explainJson, logJson, reasonJson, statusView, type StatusView } from './lenses.js';
 import { planOf, type PlanView } from './plan-lens.js';
 import { probe, type ProbeHost, type ProbeInput, type ProbeResult } from './probe.js';
 import { periodStart, recurTicketId } from './recur-period.js';
 import { selectRow, signedEventIds } from './select-row.js';
 import { openTicket, parseStoredEvents, readRegister, requireDef, type OpenTicket, type WarningSink } from './ticket-loader.js';
 import { loadTicketSet, type SkippedTicket } from './ticket-set.js';
+import { lsRow, lsRowJson, type LsRow } from './ls-row.js';
 import { whatif, type WhatifResult } from './whatif.js';
 import type { WriterClock } from './writer-clock.js';
 
@@ -38,6 +39,8 @@ export interface TikServiceDeps {
   readonly signer?: Signer;
   /** Mints `create` ticket ids (a sharded replica mints only ids its shard owns). */
   readonly mintId: () => string;
+  /** False: never use the store's derived index, derive every read from the log (`TIK_INDEX=off`). */
+  readonly derivedIndex?: boolean;
 }
 
 /** `reprocess` input: the ticket, the proposed definition's text and where it came from. */
@@ -245,41 +248,37 @@ export class TikService {
     });
   }
 
-  /** `ls --json` rows (settled tickets only with `all`); a ticket that cannot be read is skipped and reported. */
+  /**
+   * `ls --json` rows (settled tickets only with `all`); a ticket that cannot be read is skipped and
+   * reported. Without a selector, rows come through the store's derived index when it keeps one
+   * (./ls-index.ts): the same answer, without reading the tickets whose events did not change.
+   */
   async ls(opts: { all?: boolean; at?: Instant; where?: string } = {}): Promise<Outcome<LsValue>> {
     // compiled before any read, so a bad selector fails at once (select/bad-term)
     const selector = opts.where === undefined ? undefined : compileSelector(opts.where);
     const now = nowOr(this.deps.clock, opts.at);
-    const set = await loadTicketSet(this.deps.store, now);
+    let listed: { rows: readonly LsRow[]; skipped: readonly SkippedTicket[]; warnings: readonly string[] } | undefined;
+    if (selector === undefined && this.deps.derivedIndex !== false) listed = await (await import('./ls-index.js')).indexedLsRows(this.deps.store, now);
+    if (listed === undefined) {
+      const set = await loadTicketSet(this.deps.store, now);
+      const rows: LsRow[] = [];
+      for (const t of set.tickets) {
+        const row = lsRow(t);
+        if (selector) {
+          const signed = selector.readsSignatures ? signedEventIds(await this.deps.store.sidecarNames(t.ticket)) : undefined;
+          if (!selector.test(selectRow(t, row.current, signed))) continue;
+        }
+        rows.push(row);
+      }
+      listed = { rows, skipped: set.skipped, warnings: set.warnings };
+    }
     const rows: Record<string, Json>[] = [];
     let hidden = 0;
-    for (const t of set.tickets) {
-      const { reached, state } = t.derived;
-      const current = [...currentStages(t.def, reached)].sort();
-      if (selector) {
-        const signed = selector.readsSignatures ? signedEventIds(await this.deps.store.sidecarNames(t.ticket)) : undefined;
-        if (!selector.test(selectRow(t, current, signed))) continue;
-      }
-      const settled = isSettled(t.def, reached);
-      if (settled && opts.all !== true) {
-        hidden++;
-        continue;
-      }
-      let last: Instant | undefined;
-      for (const e of t.events) if (last === undefined || e.at.ms > last.ms) last = e.at;
-      rows.push({
-        ticket: t.ticket,
-        title: titleOf(state),
-        process: t.def.id.toString(),
-        current,
-        reached: [...reached].sort(),
-        settled,
-        events: t.events.length,
-        updated: last !== undefined ? instantText(last) : null,
-        missingParents: [...t.missingParents],
-      });
+    for (const r of listed.rows) {
+      if (r.settled && opts.all !== true) hidden++;
+      else rows.push(lsRowJson(r));
     }
-    return { value: { rows, hidden, skipped: set.skipped }, warnings: [...set.warnings, ...skippedLines(set.skipped)] };
+    return { value: { rows, hidden, skipped: listed.skipped }, warnings: [...listed.warnings, ...skippedLines(listed.skipped)] };
   }
 
   /** `board`: the whole store as one self-contained HTML page (./board-html.ts); unreadable tickets are listed on it. */

@@ -17,7 +17,7 @@ export function serviceFor(ctx: CliContext, options: { write?: boolean } = {}): 
     s = (async () => {
       const key = options.write ? envSigningKey(ctx) : undefined;
       const store = await openStore(ctx);
-      return new TikService({ store, clock: runClock(ctx), mintId: () => ctx.io.randomUuid(), ...(key ? { signer: { actor: ctx.actor(), key } } : {}) });
+      return new TikService({ store, clock: runClock(ctx), mintId: () => ctx.io.randomUuid(), derivedIndex: ctx.io.env.TIK_INDEX !== 'off', ...(key ? { signer: { actor: ctx.actor(), key } } : {}) });
     })();
     services.set(ctx, s);
   }

@@ -86,3 +86,4 @@ export { type Finding, type LintOptions, type LintResult, LINT_RULES, PROCESS_KE
 export { type Support, type CausalEntry, causal } from './causal.js';
 export { type SelectRow, type Selector, compileSelector, MAX_SELECTOR_LENGTH } from './select.js';
 export { type PlanStatus, type PlanSummary, planSummary } from './plan.js';
+export { type DerivationWindow, derivationWindow } from './derivation-window.js';

@@ -177,6 +177,8 @@ export async function eventKeys(store: EventStore): Promise<string[]> {
 export async function removeStore(store: EventStore, keepSideFiles: boolean): Promise<void> {
   if (store instanceof FileStore) {
     await rm(ticketsDir(store.base), { recursive: true, force: true });
+    // derived from the log just removed
+    await rm(store.derivedDir, { recursive: true, force: true });
     if (!keepSideFiles) await removeSideFiles(store.base);
   } else if (store instanceof SqliteStore) {
     await store.close();

@@ -8,7 +8,7 @@
  * - `append` is idempotent by id, and refuses bytes that do not hash to the id (nothing written).
  * - `events(ticket)` is unordered; the kernel orders by (at, id).
  * - Bad input (a malformed id, ticket, name) throws `TikError` before anything is written.
- * - Any index or cache is disposable.
+ * - Any index or cache is disposable (`derivedDir`).
  *
  * Beside the log, a store holds the files a derivation and `verify` read: artifact blobs, the
  * process archive (`processes/by-hash`), named definitions, `roles.edn` and `actors`.
@@ -70,6 +70,11 @@ export interface EventStore {
    * that wraps another may leave it out, and callers then read `events(ticket)` per ticket.
    */
   allEventIds?(): Promise<readonly EventRef[]>;
+  /**
+   * `allEventIds` grouped: every ticket of `ticketIds` (sorted, one with no events too) and its
+   * event ids, from the same byte-free listing. Optional; the `ls` index uses it when present.
+   */
+  eventIdsByTicket?(): Promise<ReadonlyMap<string, readonly string[]>>;
 
   // ── sidecars: signatures and witnesses beside events (`<id>.sig.<fpr16>`, `<id>.witness.<fpr16>`)
   /** Stores a sidecar; returns false if one with that name and these bytes was already there. */
@@ -118,6 +123,14 @@ export interface EventStore {
   readRootWitness(name: string): Promise<Uint8Array | undefined>;
   /** Stores a root witness; false if the identical file was already there. */
   putRootWitness(name: string, bytes: Uint8Array): Promise<boolean>;
+
+  // ── disposable derived data ──────────────────────────────────────────────────────────────────
+  /**
+   * A directory where readers may keep disposable derived data, such as the `ls` index (ADR 0013:
+   * never authority; deleting it changes no answer). Export, sync, migrate and verify never read
+   * it. Absent when the backend offers none (then every read derives from the log).
+   */
+  readonly derivedDir?: string;
 
   // ── trust and membership ──────────────────────────────────────────────────────────────────
   /** The text of `roles.edn`, or undefined if the store has none. */

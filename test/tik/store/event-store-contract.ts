@@ -214,6 +214,12 @@ export function describeEventStoreContract(name: string, make: () => Promise<Con
               expect(gotSidecars).toEqual(wantSidecars.sort());
               expect(new Set(gotEvents).size).toBe(gotEvents.length); // each event once
               expect(gotEvents.length).toBe(new Set(writes.map((w) => `${w.t} ${w.n}`)).size);
+              if (s.eventIdsByTicket) {
+                // the grouped listing: every ticket, in ticketIds order, with the same ids
+                const grouped = await s.eventIdsByTicket();
+                expect([...grouped.keys()]).toEqual([...(await s.ticketIds())]);
+                expect([...grouped].flatMap(([t, ids]) => ids.map((id) => `${t} ${id}`)).sort()).toEqual(gotEvents);
+              }
             });
           },
         ),

@@ -11,6 +11,7 @@
  * processes/<name>.edn, processes/by-hash/sha256-<hex>.edn [.sig.<fpr16>]
  * roots/sha256-<root>.witness.<fpr16>
  * actors, roles.edn
+ * .tik-index/                                       disposable derived data (ours, not upstream's)
  * ```
  */
 import { join } from 'node:path';
@@ -25,6 +26,8 @@ export const ROOTS_DIR = 'roots';
 export const ROLES_FILE = 'roles.edn';
 export const PACK_FILE = 'events.pack';
 export const PACK_INDEX_FILE = 'events.pack.idx';
+/** Disposable derived data (the `ls` index): never copied, synced or verified; safe to delete. */
+export const DERIVED_DIR = '.tik-index';
 
 export const ticketsDir = (base: string): string => join(base, TICKETS_DIR);
 export const ticketDir = (base: string, ticket: string): string => join(base, TICKETS_DIR, ticket);

@@ -32,6 +32,7 @@ import {
 } from '../store-names.js';
 import { parsePackIndex, slicePack } from './event-pack.js';
 import {
+  DERIVED_DIR,
   PACK_FILE,
   PACK_INDEX_FILE,
   actorsPath,
@@ -149,6 +150,11 @@ export class FileStore implements EventStore {
     return this.base;
   }
 
+  /** `<base>/.tik-index`: outside `tickets/`, `processes/` and the side files, so nothing copies it. */
+  get derivedDir(): string {
+    return join(this.base, DERIVED_DIR);
+  }
+
   private async write(path: string, bytes: Uint8Array | string): Promise<void> {
     try {
       await writeFileAtomic(path, bytes, this.hooks);
@@ -227,21 +233,29 @@ export class FileStore implements EventStore {
 
   /** Every event of every ticket from the directory listings (and pack indexes), no event bytes. */
   async allEventIds(): Promise<readonly EventRef[]> {
+    const out: EventRef[] = [];
+    for (const [ticket, ids] of await this.eventIdsByTicket()) for (const id of ids) out.push({ ticket, id });
+    return out;
+  }
+
+  /** Every ticket (sorted, with no events too) and its event ids, from the same listings. */
+  async eventIdsByTicket(): Promise<ReadonlyMap<string, readonly string[]>> {
     const tickets = await this.ticketIds();
     const listings = await listAll(tickets.map((t) => eventsDir(this.base, t)));
-    const out: EventRef[] = [];
+    const out = new Map<string, readonly string[]>();
     for (let i = 0; i < tickets.length; i++) {
       const ticket = tickets[i]!;
       const names = listings[i]!;
-      const loose = new Set<string>();
+      const loose: string[] = [];
       for (const n of names) {
         const m = EVENT_FILE.exec(n);
-        if (m) loose.add(m[1]!);
+        if (m) loose.push(m[1]!);
       }
-      for (const id of loose) out.push({ ticket, id });
       if (names.includes(PACK_INDEX_FILE)) {
-        for (const id of await this.packedIds(ticket)) if (!loose.has(id)) out.push({ ticket, id });
+        const seen = new Set(loose);
+        for (const id of await this.packedIds(ticket)) if (!seen.has(id)) loose.push(id);
       }
+      out.set(ticket, loose);
     }
     return out;
   }
