@@ -142,6 +142,16 @@ async function benchHttp(instance: ShoalInstance, rc: Awaited<ReturnType<DuckDBI
   }
 }
 
+/** The direct-route pair alone (`gateway-run.js --direct`): a throwaway PostgreSQL, no Parquet file. */
+export async function benchDirectOnly(rows: number, runs: number): Promise<BenchResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'shoal-bench-'));
+  try {
+    return await benchDirect(dir, rows, runs);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function benchDirect(dir: string, rows: number, runs: number): Promise<BenchResult[]> {
   const server = await startPostgres();
   if (isMissing(server)) {
