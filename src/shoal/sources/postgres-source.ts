@@ -24,7 +24,8 @@ import type { SqlLiteral } from './sql-literal.js';
 import { resolveSecret } from '../config/secret.js';
 import { isUnavailable, sourceFailure } from './source-errors.js';
 import type { FetchResult, SourceConnection, SourceDriver, SourceLimits } from './source-driver.js';
-import { abortable } from './abortable.js';
+import { abortable, type CancelSignal } from './abortable.js';
+import { PgClientPool } from './pg-client-pool.js';
 
 const BOOL = 16;
 const INT2 = 21;
@@ -70,7 +71,7 @@ interface Statement {
 export class PostgresSource implements SourceDriver {
   readonly dialect = 'postgresql' as const;
   readonly sourceId: string;
-  private readonly pool: pg.Pool;
+  private readonly pool: PgClientPool;
   /** Where the canceller connects: the pool's own server and credentials. */
   private readonly connection: pg.ClientConfig;
   /** Statement names by text; a name is never reused for another text (pg refuses that per connection). */
@@ -78,7 +79,7 @@ export class PostgresSource implements SourceDriver {
   private readonly namePrefix = `shoal_${randomBytes(4).toString('hex')}_`;
   private nameSeq = 0;
   /** The names prepared on each pooled connection. */
-  private readonly held = new WeakMap<pg.PoolClient, Set<string>>();
+  private readonly held = new WeakMap<pg.Client, Set<string>>();
   /** Off once the server showed it does not keep named statements (see the module comment). */
   private preparing = true;
 
@@ -92,20 +93,20 @@ export class PostgresSource implements SourceDriver {
       password: conn.password === undefined ? undefined : resolveSecret(conn.password, env, `sources.${conn.id}.password`),
       connectionTimeoutMillis: 5_000,
     };
-    this.pool = new pg.Pool({
-      ...this.connection,
-      ...(limits.statementTimeoutMs === undefined ? {} : { statement_timeout: limits.statementTimeoutMs }),
+    this.pool = new PgClientPool({
+      client: {
+        ...this.connection,
+        ...(limits.statementTimeoutMs === undefined ? {} : { statement_timeout: limits.statementTimeoutMs }),
+        options: '-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres -c extra_float_digits=3',
+        application_name: 'shoal',
+      },
       max: 5,
-      idleTimeoutMillis: 10_000,
-      connectionTimeoutMillis: 5_000,
-      options: '-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres -c extra_float_digits=3',
-      application_name: 'shoal',
+      idleTimeoutMs: 10_000,
+      connectionTimeoutMs: 5_000,
     });
-    // An idle client that loses its server must not crash the process; the next query reports it.
-    this.pool.on('error', () => undefined);
   }
 
-  async query(sql: string, params: readonly SqlLiteral[], signal?: AbortSignal): Promise<FetchResult> {
+  async query(sql: string, params: readonly SqlLiteral[], signal?: CancelSignal): Promise<FetchResult> {
     let result: pg.QueryArrayResult;
     const statement: Statement = { sql, params, prepare: params.length > 0 };
     try {
@@ -129,7 +130,7 @@ export class PostgresSource implements SourceDriver {
   }
 
   /** The name `sql` runs under on `client`, or undefined to run it unnamed; `replace`: the connection is at its bound. */
-  private nameOn(client: pg.PoolClient, sql: string): { readonly name?: string; readonly replace: boolean } {
+  private nameOn(client: pg.Client, sql: string): { readonly name?: string; readonly replace: boolean } {
     let name = this.names.get(sql);
     if (name === undefined) {
       name = `${this.namePrefix}${++this.nameSeq}`;
@@ -145,34 +146,24 @@ export class PostgresSource implements SourceDriver {
   }
 
   /** One statement on one pooled connection, cancelled at the server if `signal` aborts. */
-  private async run({ sql, params, prepare }: Statement, signal: AbortSignal | undefined): Promise<pg.QueryArrayResult> {
-    const connecting = this.pool.connect();
-    let client: pg.PoolClient;
+  private async run({ sql, params, prepare }: Statement, signal: CancelSignal | undefined): Promise<pg.QueryArrayResult> {
+    const connecting = this.pool.acquire();
+    let client: pg.Client;
     try {
       client = await abortable(connecting, signal, this.sourceId);
     } catch (e) {
-      connecting.then((c) => c.release(), () => undefined);
+      connecting.then((c) => this.pool.release(c), () => undefined);
       throw e;
     }
     const pid = (client as unknown as { processID: number | null }).processID;
-    // While checked out the client has no pool listener; a connection dropped mid-statement emits
-    // 'error' besides rejecting the statement, and that must not crash the process.
-    let dropped: Error | undefined;
-    const onDrop = (e: Error) => (dropped = e);
-    client.on('error', onDrop);
     const named = prepare && this.preparing ? this.nameOn(client, sql) : { replace: false };
     const work = client.query({ text: sql, values: params.map(param), rowMode: 'array', types: typeParsers, ...(named.name === undefined ? {} : { name: named.name }) });
-    // Back to the pool only once the statement has ended; a broken connection is discarded, and so
-    // is one at its bound of prepared statements (the server frees them with the session).
+    // Back to the pool only once the statement has ended; a broken connection is discarded (the
+    // pool also drops one that emitted 'error'), and so is one at its bound of prepared statements
+    // (the server frees them with the session).
     work.then(
-      () => {
-        client.removeListener('error', onDrop);
-        client.release(dropped ?? (named.replace ? true : undefined));
-      },
-      (e: unknown) => {
-        client.removeListener('error', onDrop);
-        client.release(dropped ?? (isUnavailable(e) ? (e as Error) : undefined));
-      },
+      () => this.pool.release(client, named.replace),
+      (e: unknown) => this.pool.release(client, isUnavailable(e)),
     );
     return abortable(work, signal, this.sourceId, () => {
       if (pid !== null) void this.cancelBackend(pid);
@@ -195,7 +186,8 @@ export class PostgresSource implements SourceDriver {
 
   async ping(): Promise<void> {
     try {
-      await this.pool.query('SELECT 1');
+      const client = await this.pool.acquire();
+      await client.query('SELECT 1').finally(() => this.pool.release(client));
     } catch (e) {
       throw sourceFailure(this.sourceId, e, 'checking health');
     }
