@@ -6,7 +6,8 @@
  *   against the same SQL on a raw in-memory DuckDB;
  * - point lookups on the same table, instance against raw DuckDB;
  * - point lookups and an aggregate on the direct route against a raw `pg` client (when PostgreSQL
- *   binaries are installed: a throwaway server is started for the run);
+ *   binaries are installed: a throwaway server is started for the run); the lookups also against
+ *   a raw client using a named prepared statement, as the direct route does;
  * - point lookups over HTTP: `POST /data/sql` on the instance's app against a bare Fastify handler
  *   running the same lookup on the raw DuckDB, both on loopback;
  * - cold start: an instance rebuilding its catalog from a registry holding 100 tables, against a
@@ -142,6 +143,16 @@ async function benchHttp(instance: ShoalInstance, rc: Awaited<ReturnType<DuckDBI
   }
 }
 
+/** The direct-route pair alone (`gateway-run.js --direct`): a throwaway PostgreSQL, no Parquet file. */
+export async function benchDirectOnly(rows: number, runs: number): Promise<BenchResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'shoal-bench-'));
+  try {
+    return await benchDirect(dir, rows, runs);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function benchDirect(dir: string, rows: number, runs: number): Promise<BenchResult[]> {
   const server = await startPostgres();
   if (isMissing(server)) {
@@ -181,10 +192,22 @@ ${ROLES}
           for (const id of ids) await drain(instance, `SELECT id, region, amount, email FROM bench.facts WHERE id = ${id}`);
         },
       );
+      // the direct route prepares its parameterised statement once per connection: against a raw
+      // client doing the same, the ratio is the gateway's own cost alone
+      const prepared = await sideBySide(
+        runs,
+        async () => {
+          for (const id of ids) await client.query({ name: 'lookup', text: 'SELECT id, region, amount, email FROM facts WHERE id = $1', values: [id] });
+        },
+        async () => {
+          for (const id of ids) await drain(instance, `SELECT id, region, amount, email FROM bench.facts WHERE id = ${id}`);
+        },
+      );
       const agg = 'SELECT region, count(*) AS n FROM facts GROUP BY region';
       const aggPair = await sideBySide(runs, () => client.query(agg), () => drain(instance, agg.replace('FROM facts', 'FROM bench.facts')));
       return [
         { name: 'shoal direct: 50 point lookups', ...point, note: 'direct route vs raw pg client' },
+        { name: 'shoal direct: 50 point lookups, prepared', ...prepared, note: 'direct route vs raw pg client with a named prepared statement' },
         { name: `shoal direct: aggregate over ${rows} rows`, ...aggPair, note: 'direct route vs raw pg client' },
       ];
     } finally {

@@ -50,14 +50,14 @@ import { quoteIdent } from '../sources/pushdown-sql.js';
 import { SourcePool } from '../sources/source-pool.js';
 import { directDialectOf } from '../sql/route.js';
 import { roleCatalog } from '../sql/role-catalog.js';
-import { cellClass, normalizeRows, numberClassOfSourceColumn, numberClassOfType } from './normalize-cells.js';
-import { pgTypeOfEngine, pgTypeOfSource } from './pg-type-names.js';
+import { normalizeRows } from './normalize-cells.js';
+import { directResultColumns, engineResultColumns } from './result-columns.js';
 import { governanceOf } from './plan-job.js';
 import { limitToDomains } from '../sql/domain-scope.js';
 import { PlannerPool, type PlanCatalog } from './planner-pool.js';
 import { PlanCache } from './plan-cache.js';
 import { oneBatch } from './one-batch.js';
-import { abortError, disposing, requestDeadline } from './request-deadline.js';
+import { abortError, disposing, requestDeadline, type Deadline } from './request-deadline.js';
 import { checkSqlLimits } from '../sql/sql-limits.js';
 import { explainBindFailure } from '../sql/bind-failure.js';
 import { clientSqlFault } from './client-sql-fault.js';
@@ -474,7 +474,7 @@ export class ShoalInstance implements QueryService {
       for (const b of leases.splice(0)) b.release();
     };
     try {
-      const result = await this.queryWithin(req, measure.tokens, deadline.signal, leases);
+      const result = await this.queryWithin(req, measure.tokens, deadline, leases);
       return { ...result, batches: disposing(result.batches, done) };
     } catch (e) {
       done();
@@ -482,7 +482,7 @@ export class ShoalInstance implements QueryService {
     }
   }
 
-  private async queryWithin(req: QueryRequest, tokens: number, signal: AbortSignal, leases: HotBinding[], rechecked = false): Promise<QueryResult> {
+  private async queryWithin(req: QueryRequest, tokens: number, deadline: Deadline, leases: HotBinding[], rechecked = false): Promise<QueryResult> {
     const state = this.state;
     if (!state) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
     if (!req.role) {
@@ -515,10 +515,10 @@ export class ShoalInstance implements QueryService {
         verdict: this.results !== undefined,
       },
       state.generation,
-      (job) => this.planner.plan(job, state, tokens, signal),
+      (job) => this.planner.plan(job, state, tokens, deadline.signal),
     );
     // planning on the event loop cannot be interrupted: a deadline that passed meanwhile is noticed here, before anything runs
-    if (signal.aborted) throw abortError(signal);
+    if (deadline.aborted) throw abortError(deadline);
     const inlined = planned.hot ?? [];
     // a copy the plan did not bind is not held for the query
     if (hot) for (const [key, b] of hot) if (!inlined.includes(key)) b.release();
@@ -534,7 +534,6 @@ export class ShoalInstance implements QueryService {
       headers['x-shoal-hot'] = inlined.join(', ');
       headers['x-shoal-hot-age'] = hotAgeHeader(inlined.map((k) => hot!.get(k)!));
     }
-    const columns = plan.columns.map((c) => ({ name: c.name, type: c.type ?? 'unknown' }));
     // result cache: a HIT answers without running; a MISS runs live and stores the answer once read
     const mv = mvBound.headers['x-shoal-mv'];
     const cached = await this.results?.lookup(
@@ -551,7 +550,7 @@ export class ShoalInstance implements QueryService {
     // what no rule, mask or column explains is the client's when its SQL alone fails to bind too (client-sql-fault.ts)
     const explain = async (e: unknown): Promise<unknown> => {
       const ctx = bindContext();
-      return explainBindFailure(e, ctx) ?? (await clientSqlFault(e, { engine: this.engine, request: { sql: req.sql, role: roleId, vars: req.vars }, catalog: ctx.catalog, signal })) ?? e;
+      return explainBindFailure(e, ctx) ?? (await clientSqlFault(e, { engine: this.engine, request: { sql: req.sql, role: roleId, vars: req.vars }, catalog: ctx.catalog, signal: deadline.signal })) ?? e;
     };
     if (plan.route.kind === 'direct') {
       const route = plan.route;
@@ -559,14 +558,11 @@ export class ShoalInstance implements QueryService {
       const dialect = DIRECT_DIALECT[route.dialect];
       if (!source || !dialect) throw new ShoalError('INTERNAL_ROUTE', `direct route to unknown source ${route.sourceId}`);
       const driver = this.pool.driver(dialect, source);
-      const fetched = await driver.query(plan.sql, params, signal).catch(async (e: unknown) => {
+      // the deadline itself, not deadline.signal: no AbortSignal is made on the direct route
+      const fetched = await driver.query(plan.sql, params, deadline).catch(async (e: unknown) => {
         throw await explain(e);
       });
-      const typed = columns.map((c, i) => {
-        const src = fetched.columns[i];
-        return { name: c.name, type: c.type !== 'unknown' ? c.type : ((src && pgTypeOfSource(src)) ?? c.type) };
-      });
-      const classes = typed.map((c, i) => cellClass(c.type, fetched.columns[i] ? numberClassOfSourceColumn(fetched.columns[i]) : 'other', plan.columns[i]?.scale));
+      const { typed, classes } = directResultColumns(plan.columns, fetched.columns);
       return keep({
         columns: typed,
         headers,
@@ -574,6 +570,7 @@ export class ShoalInstance implements QueryService {
         batches: oneBatch(() => normalizeRows(fetched.rows, classes)),
       });
     }
+    const signal = deadline.signal;
     const batches = this.engine.execute(plan.sql, { signal, pushdown: plan.pushdown });
     // Pull the first batch now so the engine's column types are known before the response starts.
     const it = batches[Symbol.asyncIterator]();
@@ -582,15 +579,11 @@ export class ShoalInstance implements QueryService {
       first = await it.next();
     } catch (e) {
       // a snapshot that fails to read is quarantined (and rebuilt), and the query answered again: live
-      if (!rechecked && this.mvs && mvBound.snapshots && !signal.aborted && (await this.mvs.recheck(mvBound))) return this.queryWithin(req, tokens, signal, leases, true);
+      if (!rechecked && this.mvs && mvBound.snapshots && !signal.aborted && (await this.mvs.recheck(mvBound))) return this.queryWithin(req, tokens, deadline, leases, true);
       throw await explain(e);
     }
     const engineColumns = first.done ? undefined : first.value.columns;
-    const typed = columns.map((c, i) => {
-      const e = engineColumns?.[i]?.type;
-      return { name: c.name, type: c.type !== 'unknown' ? c.type : e !== undefined ? pgTypeOfEngine(e) : c.type };
-    });
-    const classes = typed.map((c, i) => cellClass(c.type, numberClassOfType(engineColumns?.[i]?.type), plan.columns[i]?.scale));
+    const { typed, classes } = engineResultColumns(plan.columns, engineColumns);
     return keep({
       columns: typed,
       headers,

@@ -40,10 +40,19 @@ interface Template {
   readonly kind: 'template';
   readonly outcome: PlanOutcome;
   readonly markers: readonly string[];
-  /** Compiled once per template: every fill of a hit runs it (markerRe). */
-  readonly re: RegExp;
-  /** Each marker's literal index and class, as the regex finds it (a string marker without its quotes). */
-  readonly slots: ReadonlyMap<string, { readonly index: number; readonly cls: 'int4' | 'int8' | 'string' }>;
+  /**
+   * The plan's SQL split at its markers once (markerRe, left to right): a fill joins `parts` with
+   * each gap's value, with no regex run per request. `parts` has one more element than `gaps`.
+   */
+  readonly parts: readonly string[];
+  readonly gaps: readonly Gap[];
+}
+
+/** Where a marker stood in a template's SQL: its literal's index and class, and whether it was quoted. */
+interface Gap {
+  readonly index: number;
+  readonly cls: LiteralClass;
+  readonly quoted: boolean;
 }
 
 type Entry = { readonly kind: 'exact'; readonly outcome: PlanOutcome } | Template | { readonly kind: 'not_liftable' };
@@ -78,24 +87,23 @@ function fill(template: Template, values: readonly string[], bind: boolean): Pre
   const dialect = plan.route.kind === 'direct' ? plan.route.dialect : undefined;
   // mysql2 fills `?` client-side, everywhere in the text: only bind when the SQL has no other `?`
   const bindHere = bind && (dialect === 'postgres' || (dialect === 'mysql' && !plan.sql.includes('?')));
-  // a global regex: replace starts it at 0 and leaves lastIndex at 0, so one instance serves every fill
-  const sql = plan.sql.replace(template.re, (found) => {
-    const isString = found.startsWith("'");
-    const slot = template.slots.get(isString ? found.slice(1, -1) : found)!;
-    const value = values[slot.index]!;
-    const cls = slot.cls;
+  const { parts, gaps } = template;
+  let sql = parts[0]!;
+  for (let k = 0; k < gaps.length; k++) {
+    const { index, cls, quoted } = gaps[k]!;
+    const value = values[index]!;
+    let piece: string;
     // bind parameters on the direct route: PostgreSQL types an unadorned `$n` from its context as it
     // types a string literal; an integer keeps the type its literal had
     if (bindHere && dialect === 'postgres') {
       params.push(cls === 'string' ? value : cls === 'int4' ? Number(value) : BigInt(value));
-      return cls === 'string' ? `$${params.length}` : `$${params.length}::${cls}`;
-    }
-    if (bindHere && dialect === 'mysql' && cls !== 'int8') {
+      piece = cls === 'string' ? `$${params.length}` : `$${params.length}::${cls}`;
+    } else if (bindHere && dialect === 'mysql' && cls !== 'int8') {
       params.push(cls === 'string' ? value : Number(value));
-      return '?';
-    }
-    return isString ? `'${value}'` : value;
-  });
+      piece = '?';
+    } else piece = quoted ? `'${value}'` : value;
+    sql += piece + parts[k + 1]!;
+  }
   const filled: GovernedPlan = {
     ...plan,
     sql,
@@ -184,7 +192,18 @@ export class PlanCache {
     if (marked.readsClock) return undefined;
     // the result-cache verdict is the original text's (it reads session variable names, never lifted)
     const slots = new Map(lifted.literals.map((l, i) => [markers[i]!, { index: i, cls: l.cls }] as const));
-    const template: Template = { kind: 'template', outcome: { ...marked, ...(original.verdict ? { verdict: original.verdict } : {}) }, markers, re, slots };
+    const parts: string[] = [];
+    const gaps: Gap[] = [];
+    let at = 0;
+    for (const m of marked.plan.sql.matchAll(re)) {
+      const quoted = m[0].startsWith("'");
+      const slot = slots.get(quoted ? m[0].slice(1, -1) : m[0])!;
+      parts.push(marked.plan.sql.slice(at, m.index));
+      gaps.push({ index: slot.index, cls: slot.cls, quoted });
+      at = m.index + m[0].length;
+    }
+    parts.push(marked.plan.sql.slice(at));
+    const template: Template = { kind: 'template', outcome: { ...marked, ...(original.verdict ? { verdict: original.verdict } : {}) }, markers, parts, gaps };
     const check = fill(template, lifted.literals.map((l) => l.value), false);
     return isDeepStrictEqual(check.plan, original.plan) ? template : undefined;
   }
@@ -213,6 +232,11 @@ export class PlanCache {
 
 /** Everything but the text a plan depends on (see the module comment). */
 export function keyOf(job: PlanJob, generation: number): string {
+  // the common request (no domain scope, no session values, no hot copy bound): the same text
+  // JSON.stringify gives below, without building and sorting the arrays
+  if (job.domains === undefined && (job.hot === undefined || job.hot.length === 0)) {
+    if (Object.keys(job.vars).length === 0) return `[${generation},${JSON.stringify(job.role)},null,"${job.engine ?? 'duckdb'}",[],${job.hot ? '[]' : 'null'},${job.verdict}]`;
+  }
   const vars = Object.entries(job.vars).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const hot = [...(job.hot ?? [])].map(([k, parts]) => [k, [...parts]]).sort(([a], [b]) => (String(a) < String(b) ? -1 : 1));
   return JSON.stringify([

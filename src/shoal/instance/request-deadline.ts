@@ -6,35 +6,92 @@
  * cancelled.
  */
 import { ShoalError } from '../errors.js';
+import type { CancelSignal } from '../sources/abortable.js';
 
-export interface Deadline {
+/**
+ * The deadline is itself a CancelSignal (what the source drivers read), and makes an AbortSignal
+ * only when something needs a real one (the engine, a planner thread): creating an AbortSignal
+ * costs about as much as a point lookup's whole JavaScript on the direct route.
+ */
+export interface Deadline extends CancelSignal {
+  /** The deadline as an AbortSignal, made on first use; it aborts with the deadline. */
   readonly signal: AbortSignal;
   /** Stop the timer and detach from the caller's signal (the request is over). Idempotent. */
   dispose(): void;
 }
 
+class RequestDeadline implements Deadline {
+  aborted = false;
+  reason: unknown = undefined;
+  private listeners: (() => void)[] = [];
+  private controller: AbortController | undefined;
+  private readonly timer: ReturnType<typeof setTimeout>;
+  private readonly onParent = (): void => this.abort(this.parent.reason);
+
+  constructor(
+    private readonly parent: AbortSignal,
+    timeoutMs: number,
+  ) {
+    this.timer = setTimeout(() => {
+      this.abort(
+        new ShoalError('QUERY_TIMEOUT', `the query ran longer than the request timeout (${timeoutMs / 1000} s)`, {
+          hint: 'narrow the query (filters, fewer rows or columns), or ask the operator about server.limits.request_timeout',
+        }),
+      );
+    }, timeoutMs);
+    // An idle deadline must not keep the process alive.
+    this.timer.unref();
+    if (parent.aborted) this.onParent();
+    // (no `once`: a signal dispatches abort at most once, and the option costs on every request)
+    else parent.addEventListener('abort', this.onParent);
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  addEventListener(type: 'abort', listener: () => void): void {
+    if (type === 'abort' && !this.aborted) this.listeners.push(listener);
+  }
+
+  removeEventListener(type: 'abort', listener: () => void): void {
+    const i = type === 'abort' ? this.listeners.indexOf(listener) : -1;
+    if (i >= 0) this.listeners.splice(i, 1);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.parent.removeEventListener('abort', this.onParent);
+  }
+
+  /** Abort once, as AbortSignal does: listeners in the order added, each once; one that throws does not stop the others. */
+  private abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    const listeners = this.listeners;
+    this.listeners = [];
+    for (const l of listeners) {
+      try {
+        l();
+      } catch (e) {
+        // as an EventTarget reports a listener's exception: uncaught, after the dispatch
+        queueMicrotask(() => {
+          throw e;
+        });
+      }
+    }
+  }
+}
+
+/** One signal that aborts when the caller aborts (the client went away) or when the deadline passes, whichever is first. */
 export function requestDeadline(parent: AbortSignal, timeoutMs: number): Deadline {
-  const controller = new AbortController();
-  const timer = setTimeout(() => {
-    controller.abort(
-      new ShoalError('QUERY_TIMEOUT', `the query ran longer than the request timeout (${timeoutMs / 1000} s)`, {
-        hint: 'narrow the query (filters, fewer rows or columns), or ask the operator about server.limits.request_timeout',
-      }),
-    );
-  }, timeoutMs);
-  // An idle deadline must not keep the process alive.
-  timer.unref();
-  const onParent = (): void => controller.abort(parent.reason);
-  if (parent.aborted) onParent();
-  // (no `once`: a signal dispatches abort at most once, and the option costs on every request)
-  else parent.addEventListener('abort', onParent);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      clearTimeout(timer);
-      parent.removeEventListener('abort', onParent);
-    },
-  };
+  return new RequestDeadline(parent, timeoutMs);
 }
 
 /**
@@ -78,7 +135,7 @@ export function disposing<T>(batches: AsyncIterable<T>, done: () => void): Async
 }
 
 /** Why an aborted request stopped: QUERY_TIMEOUT from the deadline, else the client went away. */
-export function abortError(signal: AbortSignal): ShoalError {
+export function abortError(signal: { readonly reason: unknown }): ShoalError {
   const reason: unknown = signal.reason;
   return reason instanceof ShoalError ? reason : new ShoalError('QUERY_CANCELLED', 'the query was cancelled', { hint: 'the client went away' });
 }

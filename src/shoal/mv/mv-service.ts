@@ -382,6 +382,8 @@ export class MvService {
    * runs live, whatever it reads in turn.
    */
   async bind(plan: { readonly sql: string; readonly tables: readonly string[] }): Promise<BoundQuery> {
+    // most plans read no derived table: nothing to resolve or bind (the walk would find the same)
+    if (!plan.tables.some((t) => this.derived.has(t.toLowerCase()))) return { sql: plan.sql, headers: {} };
     const snapshots: { mvId: string; snapshotId: string }[] = [];
     const { bindings, notes } = await this.bindings(plan.tables, async (mv) => {
       const r = await this.resolve(mv.id);

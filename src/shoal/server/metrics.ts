@@ -10,11 +10,15 @@ interface Series {
   readonly values: Map<string, { labels: Labels; value: number }>;
 }
 
-const labelKey = (labels: Labels): string =>
-  Object.keys(labels)
+const labelKey = (labels: Labels): string => {
+  const keys = Object.keys(labels);
+  // (one label or none: the common series, counted on every request)
+  if (keys.length <= 1) return keys.length === 0 ? '' : `${keys[0]}=${labels[keys[0]!]}`;
+  return keys
     .sort()
     .map((k) => `${k}=${labels[k]}`)
     .join(',');
+};
 
 const escapeLabel = (v: string): string => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 

@@ -6,14 +6,25 @@
  */
 import { ShoalError } from '../errors.js';
 
+/**
+ * What a driver needs of a cancellation: the part of AbortSignal it reads (an AbortSignal is
+ * one). The request deadline is one without making an AbortSignal per request (request-deadline.ts).
+ */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** The error an aborted source fetch rejects with: the signal's reason when it is ours. */
-export function abortError(signal: AbortSignal, sourceId: string): ShoalError {
+export function abortError(signal: CancelSignal, sourceId: string): ShoalError {
   const reason: unknown = signal.reason;
   if (reason instanceof ShoalError) return reason;
   return new ShoalError('QUERY_CANCELLED', 'the query was cancelled while fetching from the source', { where: `sources.${sourceId}` });
 }
 
-export function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, sourceId: string, onAbort?: () => void): Promise<T> {
+export function abortable<T>(work: Promise<T>, signal: CancelSignal | undefined, sourceId: string, onAbort?: () => void): Promise<T> {
   if (signal === undefined) return work;
   if (signal.aborted) {
     work.catch(() => undefined);

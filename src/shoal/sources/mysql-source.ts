@@ -15,7 +15,7 @@ import type { SqlLiteral } from './sql-literal.js';
 import { resolveSecret } from '../config/secret.js';
 import { isUnavailable, sourceFailure } from './source-errors.js';
 import type { FetchResult, SourceConnection, SourceDriver, SourceLimits } from './source-driver.js';
-import { abortable } from './abortable.js';
+import { abortable, type CancelSignal } from './abortable.js';
 
 const UNSIGNED_FLAG = 32;
 const BINARY_CHARSET = 63;
@@ -73,7 +73,7 @@ export class MysqlSource implements SourceDriver {
   }
 
   /** One statement on one pooled connection, stopped at the server with KILL QUERY if `signal` aborts. */
-  private async run(sql: string, values: readonly unknown[], signal: AbortSignal | undefined): Promise<[unknown[][], FieldPacket[]]> {
+  private async run(sql: string, values: readonly unknown[], signal: CancelSignal | undefined): Promise<[unknown[][], FieldPacket[]]> {
     const connecting = this.pool.getConnection();
     let conn: PoolConnection;
     try {
@@ -106,7 +106,7 @@ export class MysqlSource implements SourceDriver {
     }
   }
 
-  async query(sql: string, params: readonly SqlLiteral[], signal?: AbortSignal): Promise<FetchResult> {
+  async query(sql: string, params: readonly SqlLiteral[], signal?: CancelSignal): Promise<FetchResult> {
     let rows: unknown[][];
     let fields: FieldPacket[];
     try {

@@ -9,13 +9,23 @@
  * passed), the running statement is cancelled at the server with `pg_cancel_backend` from a
  * separate connection (so a full pool cannot block the cancel), and its connection goes back to the
  * pool only once the statement has ended.
+ *
+ * Prepared statements: a statement with bind parameters (the direct route's plan-cache templates,
+ * the catalog reads) is a named statement, parsed and planned at the server once per connection
+ * and then only bound and executed — PostgreSQL's own plan cache, as JDBC uses it. A connection
+ * keeps at most PREPARED_PER_CONNECTION of them: the next new one runs unnamed and the connection
+ * is replaced after it. A prepared statement whose result columns changed type since (ALTER TABLE)
+ * is prepared again under a new name. A server that does not keep named statements between
+ * statements (a transaction-mode pooler) turns preparation off for the driver.
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { SqlLiteral } from './sql-literal.js';
 import { resolveSecret } from '../config/secret.js';
 import { isUnavailable, sourceFailure } from './source-errors.js';
 import type { FetchResult, SourceConnection, SourceDriver, SourceLimits } from './source-driver.js';
-import { abortable } from './abortable.js';
+import { abortable, type CancelSignal } from './abortable.js';
+import { PgClientPool } from './pg-client-pool.js';
 
 const BOOL = 16;
 const INT2 = 21;
@@ -40,12 +50,38 @@ function param(v: SqlLiteral): unknown {
   return typeof v === 'bigint' ? v.toString() : v;
 }
 
+/** Named statements a connection keeps at most (the server holds each one's parse tree and plans). */
+export const PREPARED_PER_CONNECTION = 100;
+/** Statement names a driver remembers (least recently used forgotten: such a text is named afresh). */
+const NAMES_KEPT = 1_000;
+
+const sqlState = (e: unknown): unknown => (e as { code?: unknown } | null)?.code;
+/** The server re-planned a prepared statement and its result columns changed (0A000 "cached plan must not change result type"). */
+const isStalePlan = (e: unknown): boolean => sqlState(e) === '0A000' && /cached plan must not change result type/.test((e as Error).message);
+/** The server lost or already had a named statement: something between shoal and PostgreSQL multiplexes sessions. */
+const isUnkeptStatement = (e: unknown): boolean => sqlState(e) === '26000' || sqlState(e) === '42P05';
+
+interface Statement {
+  readonly sql: string;
+  readonly params: readonly SqlLiteral[];
+  /** Whether it may run as a named statement. */
+  readonly prepare: boolean;
+}
+
 export class PostgresSource implements SourceDriver {
   readonly dialect = 'postgresql' as const;
   readonly sourceId: string;
-  private readonly pool: pg.Pool;
+  private readonly pool: PgClientPool;
   /** Where the canceller connects: the pool's own server and credentials. */
   private readonly connection: pg.ClientConfig;
+  /** Statement names by text; a name is never reused for another text (pg refuses that per connection). */
+  private readonly names = new Map<string, string>();
+  private readonly namePrefix = `shoal_${randomBytes(4).toString('hex')}_`;
+  private nameSeq = 0;
+  /** The names prepared on each pooled connection. */
+  private readonly held = new WeakMap<pg.Client, Set<string>>();
+  /** Off once the server showed it does not keep named statements (see the module comment). */
+  private preparing = true;
 
   constructor(conn: SourceConnection, env: Readonly<Record<string, string | undefined>>, limits: SourceLimits = {}) {
     this.sourceId = conn.id;
@@ -57,23 +93,33 @@ export class PostgresSource implements SourceDriver {
       password: conn.password === undefined ? undefined : resolveSecret(conn.password, env, `sources.${conn.id}.password`),
       connectionTimeoutMillis: 5_000,
     };
-    this.pool = new pg.Pool({
-      ...this.connection,
-      ...(limits.statementTimeoutMs === undefined ? {} : { statement_timeout: limits.statementTimeoutMs }),
+    this.pool = new PgClientPool({
+      client: {
+        ...this.connection,
+        ...(limits.statementTimeoutMs === undefined ? {} : { statement_timeout: limits.statementTimeoutMs }),
+        options: '-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres -c extra_float_digits=3',
+        application_name: 'shoal',
+      },
       max: 5,
-      idleTimeoutMillis: 10_000,
-      connectionTimeoutMillis: 5_000,
-      options: '-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres -c extra_float_digits=3',
-      application_name: 'shoal',
+      idleTimeoutMs: 10_000,
+      connectionTimeoutMs: 5_000,
     });
-    // An idle client that loses its server must not crash the process; the next query reports it.
-    this.pool.on('error', () => undefined);
   }
 
-  async query(sql: string, params: readonly SqlLiteral[], signal?: AbortSignal): Promise<FetchResult> {
+  async query(sql: string, params: readonly SqlLiteral[], signal?: CancelSignal): Promise<FetchResult> {
     let result: pg.QueryArrayResult;
+    const statement: Statement = { sql, params, prepare: params.length > 0 };
     try {
-      result = await this.run(sql, params, signal);
+      result = await this.run(statement, signal).catch((e: unknown) => {
+        if (!statement.prepare || signal?.aborted) throw e;
+        if (isStalePlan(e)) {
+          this.names.delete(sql); // prepared afresh under a new name, with the columns' new types
+          return this.run(statement, signal);
+        }
+        if (!isUnkeptStatement(e)) throw e;
+        this.preparing = false;
+        return this.run({ ...statement, prepare: false }, signal);
+      });
     } catch (e) {
       throw sourceFailure(this.sourceId, e, 'fetching rows');
     }
@@ -83,33 +129,41 @@ export class PostgresSource implements SourceDriver {
     };
   }
 
+  /** The name `sql` runs under on `client`, or undefined to run it unnamed; `replace`: the connection is at its bound. */
+  private nameOn(client: pg.Client, sql: string): { readonly name?: string; readonly replace: boolean } {
+    let name = this.names.get(sql);
+    if (name === undefined) {
+      name = `${this.namePrefix}${++this.nameSeq}`;
+      if (this.names.size >= NAMES_KEPT) this.names.delete(this.names.keys().next().value!);
+    } else this.names.delete(sql); // most recently used last
+    this.names.set(sql, name);
+    let held = this.held.get(client);
+    if (held === undefined) this.held.set(client, (held = new Set()));
+    if (held.has(name)) return { name, replace: false };
+    if (held.size >= PREPARED_PER_CONNECTION) return { replace: true };
+    held.add(name);
+    return { name, replace: false };
+  }
+
   /** One statement on one pooled connection, cancelled at the server if `signal` aborts. */
-  private async run(sql: string, params: readonly SqlLiteral[], signal: AbortSignal | undefined): Promise<pg.QueryArrayResult> {
-    const connecting = this.pool.connect();
-    let client: pg.PoolClient;
+  private async run({ sql, params, prepare }: Statement, signal: CancelSignal | undefined): Promise<pg.QueryArrayResult> {
+    const connecting = this.pool.acquire();
+    let client: pg.Client;
     try {
       client = await abortable(connecting, signal, this.sourceId);
     } catch (e) {
-      connecting.then((c) => c.release(), () => undefined);
+      connecting.then((c) => this.pool.release(c), () => undefined);
       throw e;
     }
     const pid = (client as unknown as { processID: number | null }).processID;
-    // While checked out the client has no pool listener; a connection dropped mid-statement emits
-    // 'error' besides rejecting the statement, and that must not crash the process.
-    let dropped: Error | undefined;
-    const onDrop = (e: Error) => (dropped = e);
-    client.on('error', onDrop);
-    const work = client.query({ text: sql, values: params.map(param), rowMode: 'array', types: typeParsers });
-    // Back to the pool only once the statement has ended; a broken connection is discarded.
+    const named = prepare && this.preparing ? this.nameOn(client, sql) : { replace: false };
+    const work = client.query({ text: sql, values: params.map(param), rowMode: 'array', types: typeParsers, ...(named.name === undefined ? {} : { name: named.name }) });
+    // Back to the pool only once the statement has ended; a broken connection is discarded (the
+    // pool also drops one that emitted 'error'), and so is one at its bound of prepared statements
+    // (the server frees them with the session).
     work.then(
-      () => {
-        client.removeListener('error', onDrop);
-        client.release(dropped);
-      },
-      (e: unknown) => {
-        client.removeListener('error', onDrop);
-        client.release(dropped ?? (isUnavailable(e) ? (e as Error) : undefined));
-      },
+      () => this.pool.release(client, named.replace),
+      (e: unknown) => this.pool.release(client, isUnavailable(e)),
     );
     return abortable(work, signal, this.sourceId, () => {
       if (pid !== null) void this.cancelBackend(pid);
@@ -132,7 +186,8 @@ export class PostgresSource implements SourceDriver {
 
   async ping(): Promise<void> {
     try {
-      await this.pool.query('SELECT 1');
+      const client = await this.pool.acquire();
+      await client.query('SELECT 1').finally(() => this.pool.release(client));
     } catch (e) {
       throw sourceFailure(this.sourceId, e, 'checking health');
     }

@@ -3,6 +3,7 @@
  * the direct route. A driver runs one parameterised statement and returns its rows with the
  * driver's own column metadata, in a lossless form (see each driver for the value conventions).
  */
+import type { CancelSignal } from './abortable.js';
 import type { SqlLiteral } from './sql-literal.js';
 
 export type SourceDialect = 'postgresql' | 'mysql' | 'sqlite';
@@ -31,7 +32,7 @@ export interface SourceDriver {
   readonly sourceId: string;
   readonly dialect: SourceDialect;
   /** Run one read-only statement with positional parameters. Failures are ShoalErrors naming the source. */
-  query(sql: string, params: readonly SqlLiteral[], signal?: AbortSignal): Promise<FetchResult>;
+  query(sql: string, params: readonly SqlLiteral[], signal?: CancelSignal): Promise<FetchResult>;
   /** Resolve when the source answers a trivial statement; throw SOURCE_UNAVAILABLE otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

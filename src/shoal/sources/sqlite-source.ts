@@ -13,7 +13,7 @@ import type { SqlLiteral } from './sql-literal.js';
 import { sourceFailure } from './source-errors.js';
 import type { FetchResult, SourceConnection, SourceDriver, SourceLimits } from './source-driver.js';
 import { ShoalError } from '../errors.js';
-import { abortError } from './abortable.js';
+import { abortError, type CancelSignal } from './abortable.js';
 
 export class SqliteSource implements SourceDriver {
   readonly dialect = 'sqlite' as const;
@@ -40,7 +40,7 @@ export class SqliteSource implements SourceDriver {
     }
   }
 
-  async query(sql: string, params: readonly SqlLiteral[], signal?: AbortSignal): Promise<FetchResult> {
+  async query(sql: string, params: readonly SqlLiteral[], signal?: CancelSignal): Promise<FetchResult> {
     if (signal?.aborted) throw abortError(signal, this.sourceId);
     const db = this.open();
     try {

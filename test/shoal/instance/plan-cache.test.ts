@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/shoal/check/load-config.js';
 import { catalogOf } from '../../../src/shoal/config/model.js';
-import { PLAN_CACHE_TOTAL, PlanCache } from '../../../src/shoal/instance/plan-cache.js';
+import { keyOf, PLAN_CACHE_TOTAL, PlanCache } from '../../../src/shoal/instance/plan-cache.js';
 import { governanceOf, runPlanJob, type PlanJob } from '../../../src/shoal/instance/plan-job.js';
 import { MetricsRegistry } from '../../../src/shoal/server/metrics.js';
 
@@ -143,3 +143,22 @@ function inline(sql: string, bound: readonly unknown[]): string {
     return typeof v === 'string' ? `'${v}'` : String(v);
   });
 }
+
+describe('keyOf', () => {
+  it('the common request (no domains, session values or hot copies) gets the key every other request is built the same way to', () => {
+    const general = (job: PlanJob, generation: number): string =>
+      JSON.stringify([generation, job.role, job.domains ? [...job.domains].sort() : null, job.engine ?? 'duckdb', Object.entries(job.vars), job.hot ? [] : null, job.verdict]);
+    for (const role of ['admin', 'a "quoted" role', 'r\u0001\\x', 'rôle']) {
+      for (const hot of [undefined, []]) {
+        for (const verdict of [true, false]) {
+          for (const engine of [undefined, 'duckdb', 'trino'] as const) {
+            const job: PlanJob = { sql: 'SELECT 1', role, vars: {}, verdict, ...(hot ? { hot } : {}), ...(engine ? { engine } : {}) };
+            expect(keyOf(job, 7)).toBe(general(job, 7));
+            expect(keyOf(job, 7)).not.toBe(keyOf({ ...job, vars: { a: 'b' } }, 7));
+            expect(keyOf(job, 7)).not.toBe(keyOf({ ...job, domains: [] }, 7));
+          }
+        }
+      }
+    }
+  });
+});

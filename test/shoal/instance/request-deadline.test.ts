@@ -109,4 +109,38 @@ describe('requestDeadline', () => {
     later.abort(new ShoalError('QUERY_CANCELLED', 'x'));
     expect(e.signal.aborted).toBe(false);
   });
+
+  it('is itself a cancel signal: its listeners run once, in order, on the deadline; a removed one does not', async () => {
+    const d = requestDeadline(new AbortController().signal, 20);
+    const calls: string[] = [];
+    const removed = () => calls.push('removed');
+    d.addEventListener('abort', () => calls.push('a'));
+    d.addEventListener('abort', removed);
+    d.addEventListener('abort', () => calls.push('b'));
+    d.removeEventListener('abort', removed);
+    expect(d.aborted).toBe(false);
+    await new Promise((r) => d.addEventListener('abort', () => r(undefined)));
+    expect(calls).toEqual(['a', 'b']);
+    expect(d.aborted).toBe(true);
+    expect(abortError(d).code).toBe('QUERY_TIMEOUT');
+    // an AbortSignal asked for after the abort is born aborted, with the same reason
+    expect(d.signal.aborted).toBe(true);
+    expect(d.signal.reason).toBe(d.reason);
+    d.addEventListener('abort', () => calls.push('late'));
+    expect(calls).toEqual(['a', 'b']);
+    d.dispose();
+  });
+
+  it('aborts its AbortSignal, made before, and its listeners when the caller aborts', () => {
+    const parent = new AbortController();
+    const d = requestDeadline(parent.signal, 60_000);
+    const signal = d.signal;
+    let heard = 0;
+    d.addEventListener('abort', () => heard++);
+    parent.abort();
+    expect(signal.aborted).toBe(true);
+    expect(heard).toBe(1);
+    expect(abortError(d).code).toBe('QUERY_CANCELLED');
+    d.dispose();
+  });
 });
