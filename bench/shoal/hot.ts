@@ -55,6 +55,24 @@ async function answer(instance: ShoalInstance, sql: string): Promise<{ rows: str
 const factTable = (source: string, table: string): string =>
   `{source_id: ${source}, domain_id: bench, table: ${table}, columns: [{name: id, data_type: bigint}, {name: dim_id, data_type: bigint}, {name: amount, data_type: double}]}`;
 
+/** The dimensions (table, rows), both in the dimension source: the hot tables of the run. */
+const DIMENSIONS: readonly (readonly [string, number])[] = [
+  ['dims', DIM_ROWS],
+  ['wide_dims', WIDE_DIM_ROWS],
+];
+
+/** A dimension of the dimension source as a hot config entry, its owner column masked. */
+const dimTable = (table: string): string => `  - source_id: dims
+    domain_id: bench
+    table: ${table}
+    hot: true
+    columns:
+      - {name: id, data_type: bigint}
+      - {name: region, data_type: varchar}
+      - {name: label, data_type: varchar}
+      - {name: owner, data_type: varchar, unmasked_to: [admin], mask_type: regex, mask_pattern: "^(.{2}).*$", mask_replace: "$1***"}
+`;
+
 function yaml(dimSource: string): string {
   return `control_plane: {tenant_url: "sqlite:///registry.db"}
 domains: [{id: bench}]
@@ -65,31 +83,11 @@ sources:
 tables:
   - ${factTable('files', 'facts')}
   - ${factTable('recent', 'recent')}
-  - source_id: dims
-    domain_id: bench
-    table: dims
-    hot: true
-    columns:
-      - {name: id, data_type: bigint}
-      - {name: region, data_type: varchar}
-      - {name: label, data_type: varchar}
-      - {name: owner, data_type: varchar, unmasked_to: [admin], mask_type: regex, mask_pattern: "^(.{2}).*$", mask_replace: "$1***"}
-  - source_id: dims
-    domain_id: bench
-    table: wide_dims
-    hot: true
-    columns:
-      - {name: id, data_type: bigint}
-      - {name: region, data_type: varchar}
-      - {name: label, data_type: varchar}
-      - {name: owner, data_type: varchar, unmasked_to: [admin], mask_type: regex, mask_pattern: "^(.{2}).*$", mask_replace: "$1***"}
-roles:
+${DIMENSIONS.map(([table]) => dimTable(table)).join('')}roles:
   - {id: admin, capabilities: [admin, query_development, full_results], domain_access: ["*"]}
   - {id: analyst, capabilities: [query_development, full_results], domain_access: [bench]}
 rls_rules:
-  - {table_id: dims, role_id: analyst, filter: "region = current_setting('provisa.user_region')"}
-  - {table_id: wide_dims, role_id: analyst, filter: "region = current_setting('provisa.user_region')"}
-hot_tables: {max_rows: ${WIDE_DIM_ROWS}, refresh_interval: 3600}
+${DIMENSIONS.map(([table]) => `  - {table_id: ${table}, role_id: analyst, filter: "region = current_setting('provisa.user_region')"}\n`).join('')}hot_tables: {max_rows: ${WIDE_DIM_ROWS}, refresh_interval: 3600}
 cache: {enabled: false}
 `;
 }
@@ -220,16 +218,14 @@ export async function benchHot(rows: number, runs: number): Promise<BenchResult[
     await rc.run(`COPY (SELECT i AS id, (i * 7919) % ${DIM_ROWS} AS dim_id, (i % 1000) / 10.0 AS amount FROM range(${rows}) t(i)) TO '${join(dir, 'facts.parquet')}' (FORMAT parquet)`);
     await rc.run(`COPY (SELECT i AS id, (i * 7919) % ${DIM_ROWS} AS dim_id, (i % 1000) / 10.0 AS amount FROM range(${RECENT_ROWS}) t(i)) TO '${join(dir, 'recent.parquet')}' (FORMAT parquet)`);
     rc.closeSync();
-    const dimRows = Array.from({ length: DIM_ROWS }, (_, i) => [i, ['eu', 'us', 'apac'][i % 3]!, `label-${i % 50}`, `owner${i}@example.com`] as const);
     const db = new Database(join(dir, 'dims.db'));
-    db.exec('CREATE TABLE dims (id INTEGER, region TEXT, label TEXT, owner TEXT)');
-    const ins = db.prepare('INSERT INTO dims VALUES (?, ?, ?, ?)');
-    for (const r of dimRows) ins.run(...r);
-    db.exec('CREATE TABLE wide_dims (id INTEGER, region TEXT, label TEXT, owner TEXT)');
-    const wide = db.prepare('INSERT INTO wide_dims VALUES (?, ?, ?, ?)');
-    db.transaction(() => {
-      for (let i = 0; i < WIDE_DIM_ROWS; i++) wide.run(i, ['eu', 'us', 'apac'][i % 3]!, `label-${i % 50}`, `owner${i}@example.com`);
-    })();
+    for (const [table, n] of DIMENSIONS) {
+      db.exec(`CREATE TABLE ${table} (id INTEGER, region TEXT, label TEXT, owner TEXT)`);
+      const ins = db.prepare(`INSERT INTO ${table} VALUES (?, ?, ?, ?)`);
+      db.transaction(() => {
+        for (let i = 0; i < n; i++) ins.run(i, ['eu', 'us', 'apac'][i % 3]!, `label-${i % 50}`, `owner${i}@example.com`);
+      })();
+    }
     db.close();
     results.push(...(await measure(dir, 'SQLite dimension', '{id: dims, type: sqlite, path: dims.db}', rows, runs)));
 
@@ -241,10 +237,10 @@ export async function benchHot(rows: number, runs: number): Promise<BenchResult[
     try {
       const client = new pg.Client({ connectionString: server.url });
       await client.connect();
-      await client.query('CREATE TABLE dims (id bigint, region varchar, label varchar, owner varchar)');
-      await client.query(`INSERT INTO dims SELECT i, (ARRAY['eu','us','apac'])[1 + i % 3], 'label-' || (i % 50), 'owner' || i || '@example.com' FROM generate_series(0, ${DIM_ROWS - 1}) i`);
-      await client.query('CREATE TABLE wide_dims (id bigint, region varchar, label varchar, owner varchar)');
-      await client.query(`INSERT INTO wide_dims SELECT i, (ARRAY['eu','us','apac'])[1 + i % 3], 'label-' || (i % 50), 'owner' || i || '@example.com' FROM generate_series(0, ${WIDE_DIM_ROWS - 1}) i`);
+      for (const [table, n] of DIMENSIONS) {
+        await client.query(`CREATE TABLE ${table} (id bigint, region varchar, label varchar, owner varchar)`);
+        await client.query(`INSERT INTO ${table} SELECT i, (ARRAY['eu','us','apac'])[1 + i % 3], 'label-' || (i % 50), 'owner' || i || '@example.com' FROM generate_series(0, ${n - 1}) i`);
+      }
       await client.end();
       const u = new URL(server.url);
       const line = `{id: dims, type: postgresql, host: "${u.hostname}", port: ${u.port}, database: "${u.pathname.slice(1) || 'postgres'}", username: "${decodeURIComponent(u.username)}"}`;
