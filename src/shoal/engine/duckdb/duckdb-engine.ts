@@ -149,6 +149,7 @@ export class DuckDbEngine implements Engine {
     }
     const landed = new Set<string>();
     const landedTables: string[] = [];
+    let failed = false;
     // Tables landed with a projection: if the query reads a column outside it, land them whole.
     const projected = new Map<string, { entry: CatalogEntry; predicates: readonly SimplePredicate[] }>();
     try {
@@ -161,9 +162,10 @@ export class DuckDbEngine implements Engine {
           });
         }
         if (entry.mechanism !== 'land') continue;
+        // named before landing: a landing that fails half-way is dropped all the same
+        landedTables.push(landingTableName(entry));
         await landTable(conn, this.connectors, entry, need, options);
         landed.add(entry.key);
-        landedTables.push(landingTableName(entry));
         if (need.columns !== undefined) projected.set(entry.key, { entry, predicates: need.predicates });
       }
       const params = (options.params ?? []).map((p) => p) as DuckDBValue[];
@@ -182,9 +184,9 @@ export class DuckDbEngine implements Engine {
           const temp = /_land_[0-9a-f]{8}_[A-Za-z0-9_]*/.exec(message)?.[0];
           const entry = temp === undefined ? undefined : this.catalog.entryForLandingTable(temp);
           if (entry !== undefined && !landed.has(entry.key)) {
+            landedTables.push(landingTableName(entry));
             await landTable(conn, this.connectors, entry, { columns: undefined, predicates: [] }, options);
             landed.add(entry.key);
-            landedTables.push(landingTableName(entry));
             continue;
           }
           // A projection that left out a column the query reads: land those tables with every column, once.
@@ -225,12 +227,14 @@ export class DuckDbEngine implements Engine {
       if (signal?.aborted) throw cancelled(signal);
       if (!yielded) yield { columns, rows: [] };
     } catch (e) {
+      failed = true;
       if (signal?.aborted && !(e instanceof ShoalError && (e.code === 'QUERY_CANCELLED' || e.code === 'QUERY_TIMEOUT'))) throw cancelled(signal);
       throw e;
     } finally {
       signal?.removeEventListener('abort', onAbort);
-      // an interrupted connection, or one still holding a landed table, serves no other query
-      let clean = signal?.aborted !== true;
+      // an interrupted connection, or one a failed query may have left a landing (or its stage
+      // table) on, serves no other query
+      let clean = signal?.aborted !== true && !failed;
       for (const t of landedTables) {
         await conn.run(`DROP TABLE IF EXISTS temp.main.${ident(t)}`).catch(() => {
           clean = false;

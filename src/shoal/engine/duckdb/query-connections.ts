@@ -5,9 +5,9 @@
  * that every time on a fresh connection.
  *
  * A connection goes back to the pool only clean: its query ran to the end or its reader stopped
- * early, and the temp tables it landed were dropped. One that was interrupted, or whose clean-up
- * failed, is closed instead, so an interrupt or a leftover temp table can never reach another
- * query. Prepared statements are safe to reuse: DuckDB binds one again whenever the catalog it
+ * early, and the temp tables it landed were dropped. One whose query failed or was interrupted,
+ * or whose clean-up failed, is closed instead, so an interrupt or a leftover temp table (a
+ * landing that failed half-way) can never reach another query. Prepared statements are safe to reuse: DuckDB binds one again whenever the catalog it
  * read (a view, a landed temp table, a resident copy) changed since it was prepared.
  */
 import type { DuckDBConnection, DuckDBInstance, DuckDBPreparedStatement } from '@duckdb/node-api';
@@ -89,7 +89,7 @@ export class QueryConnections {
     }
   }
 
-  /** Give `c` back; `clean` false (an interrupt, a failed clean-up) closes it instead. */
+  /** Give `c` back; `clean` false (a failed or interrupted query, a failed clean-up) closes it instead. */
   release(c: QueryConnection, clean: boolean): void {
     this.busy--;
     if (clean && !this.closed && this.idle.length < IDLE_CONNECTIONS) this.idle.push(c);

@@ -49,10 +49,13 @@ const LONG = 'SELECT r.range AS n, c.segment FROM sales.customer_segments c, ran
 const TEMP_TABLES = 'SELECT count(*)::INTEGER FROM duckdb_tables() WHERE temporary';
 
 describe('DuckDB engine query connections', () => {
-  it('every query gives its connection back, whether it ends, fails, is refused or its reader stops early', async () => {
+  it('every query gives its connection back or closes it, whether it ends, fails, is refused or its reader stops early', async () => {
     await withEngine(async (engine) => {
       await collect(engine.execute('SELECT 1'));
+      expect(engine.connectionCounts()).toEqual({ busy: 0, idle: 1 });
+      // a failed query may have left part of a landing behind: its connection is closed, not kept
       expect(await failure(collect(engine.execute('SELECT CAST(segment AS INTEGER) FROM sales.customer_segments')))).toBe('SQL_DATA_EXCEPTION');
+      expect(engine.connectionCounts()).toEqual({ busy: 0, idle: 0 });
       expect(await failure(collect(engine.execute('CREATE TABLE x AS SELECT 1')))).toBe('ENGINE_READ_ONLY');
       expect(await failure(collect(engine.execute('SELECT * FROM shop.items', { pushdown: [{ table: { sourceId: 'nowhere', schema: 'main', table: 't' } }] })))).toBe('ENGINE_UNKNOWN_TABLE');
       for await (const b of engine.execute(LONG)) {
