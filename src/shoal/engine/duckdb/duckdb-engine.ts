@@ -3,16 +3,18 @@
  *
  * Catalog: registry entries projected into views (./duckdb-catalog.ts).
  *
- * Queries. Every `execute` runs on its own DuckDB connection. Before the query runs, each landed
- * table it needs is landed into a temp table of that connection (./query-landing.ts). The temp
- * tables are dropped, and the connection closed, when the result stream ends; nothing landed
- * outlives its query and there is no cache.
+ * Queries. Every `execute` borrows a DuckDB connection of its own from a small pool
+ * (./query-connections.ts), which keeps the statements it prepared. Before the query runs, each
+ * landed table it needs is landed into a temp table of that connection (./query-landing.ts). The
+ * temp tables are dropped when the result stream ends, and the connection goes back to the pool
+ * only if that worked and no interrupt touched it; nothing landed outlives its query and there
+ * is no result cache.
  */
 import { access, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, DuckDBTimestampTZValue, JsonDuckDBValueConverter, StatementType } from '@duckdb/node-api';
-import type { DuckDBConnection, DuckDBResult, DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBResult, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { ShoalError } from '../../errors.js';
 import type { SimplePredicate } from '../../sources/simple-predicate.js';
 import { SourcePool } from '../../sources/source-pool.js';
@@ -23,6 +25,7 @@ import { DuckDbConnectors } from './duckdb-connectors.js';
 import { cancelled, engineError } from './duckdb-errors.js';
 import { DuckDbResidentTables } from './duckdb-resident-tables.js';
 import { ident } from './duckdb-sql.js';
+import { QueryConnections, type QueryConnectionCounts } from './query-connections.js';
 import { landTable, landingTableName, mergeNeeds } from './query-landing.js';
 
 export interface DuckDbEngineOptions {
@@ -64,6 +67,14 @@ function typeName(t: DuckDBType): string {
   return t.alias ?? t.toString();
 }
 
+function readOnly(prepared: DuckDBPreparedStatement): void {
+  if (prepared.statementType !== StatementType.SELECT && prepared.statementType !== StatementType.EXPLAIN) {
+    throw new ShoalError('ENGINE_READ_ONLY', 'the engine only runs SELECT statements', {
+      hint: 'writes, DDL and settings are not allowed through a query',
+    });
+  }
+}
+
 export class DuckDbEngine implements Engine {
   readonly name = 'duckdb' as const;
   private readonly connectors: DuckDbConnectors;
@@ -73,6 +84,7 @@ export class DuckDbEngine implements Engine {
   private closed = false;
   /** Hot-table copies held between queries (their own database: reconcile never touches it). */
   readonly resident: DuckDbResidentTables;
+  private readonly connections: QueryConnections;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -85,6 +97,7 @@ export class DuckDbEngine implements Engine {
     this.connectors = new DuckDbConnectors(pool, clock);
     this.catalog = new DuckDbCatalog(admin, this.connectors, pool, env, installExtensions);
     this.resident = new DuckDbResidentTables(instance);
+    this.connections = new QueryConnections(instance);
   }
 
   static async create(options: DuckDbEngineOptions = {}): Promise<DuckDbEngine> {
@@ -124,17 +137,19 @@ export class DuckDbEngine implements Engine {
     this.checkOpen();
     const { signal } = options;
     if (signal?.aborted) throw cancelled(signal);
-    const conn = await this.instance.connect();
+    const lease = await this.connections.acquire();
+    const { conn } = lease;
     const onAbort = (): void => conn.interrupt();
     signal?.addEventListener('abort', onAbort);
     // An abort while connecting fired before the listener existed: nothing would interrupt the statement.
     if (signal?.aborted) {
       signal.removeEventListener('abort', onAbort);
-      conn.closeSync();
+      this.connections.release(lease, true);
       throw cancelled(signal);
     }
     const landed = new Set<string>();
     const landedTables: string[] = [];
+    let failed = false;
     // Tables landed with a projection: if the query reads a column outside it, land them whole.
     const projected = new Map<string, { entry: CatalogEntry; predicates: readonly SimplePredicate[] }>();
     try {
@@ -147,9 +162,10 @@ export class DuckDbEngine implements Engine {
           });
         }
         if (entry.mechanism !== 'land') continue;
+        // named before landing: a landing that fails half-way is dropped all the same
+        landedTables.push(landingTableName(entry));
         await landTable(conn, this.connectors, entry, need, options);
         landed.add(entry.key);
-        landedTables.push(landingTableName(entry));
         if (need.columns !== undefined) projected.set(entry.key, { entry, predicates: need.predicates });
       }
       const params = (options.params ?? []).map((p) => p) as DuckDBValue[];
@@ -157,24 +173,20 @@ export class DuckDbEngine implements Engine {
       const retriedFailed = new Set<string>();
       while (result === undefined) {
         try {
-          const prepared = await conn.prepare(sql);
-          if (prepared.statementType !== StatementType.SELECT && prepared.statementType !== StatementType.EXPLAIN) {
-            throw new ShoalError('ENGINE_READ_ONLY', 'the engine only runs SELECT statements', {
-              hint: 'writes, DDL and settings are not allowed through a query',
-            });
-          }
+          const prepared = await lease.prepare(sql, readOnly);
           if (params.length > 0) prepared.bind(params);
           result = await prepared.stream();
         } catch (e) {
+          lease.forget(sql);
           if (signal?.aborted) throw cancelled(signal);
           const message = e instanceof Error ? e.message : '';
           // A landed table the caller gave no spec for: land it whole, then bind again.
           const temp = /_land_[0-9a-f]{8}_[A-Za-z0-9_]*/.exec(message)?.[0];
           const entry = temp === undefined ? undefined : this.catalog.entryForLandingTable(temp);
           if (entry !== undefined && !landed.has(entry.key)) {
+            landedTables.push(landingTableName(entry));
             await landTable(conn, this.connectors, entry, { columns: undefined, predicates: [] }, options);
             landed.add(entry.key);
-            landedTables.push(landingTableName(entry));
             continue;
           }
           // A projection that left out a column the query reads: land those tables with every column, once.
@@ -215,13 +227,26 @@ export class DuckDbEngine implements Engine {
       if (signal?.aborted) throw cancelled(signal);
       if (!yielded) yield { columns, rows: [] };
     } catch (e) {
+      failed = true;
       if (signal?.aborted && !(e instanceof ShoalError && (e.code === 'QUERY_CANCELLED' || e.code === 'QUERY_TIMEOUT'))) throw cancelled(signal);
       throw e;
     } finally {
       signal?.removeEventListener('abort', onAbort);
-      for (const t of landedTables) await conn.run(`DROP TABLE IF EXISTS temp.main.${ident(t)}`).catch(() => undefined);
-      conn.closeSync();
+      // an interrupted connection, or one a failed query may have left a landing (or its stage
+      // table) on, serves no other query
+      let clean = signal?.aborted !== true && !failed;
+      for (const t of landedTables) {
+        await conn.run(`DROP TABLE IF EXISTS temp.main.${ident(t)}`).catch(() => {
+          clean = false;
+        });
+      }
+      this.connections.release(lease, clean);
     }
+  }
+
+  /** The query connections lent and kept (a query holds one until its stream ends). */
+  connectionCounts(): QueryConnectionCounts {
+    return this.connections.counts();
   }
 
   async health(sourceId: string): Promise<SourceHealth> {
@@ -260,6 +285,7 @@ export class DuckDbEngine implements Engine {
     await this.catalog.idle();
     await this.pool.closeAll();
     await this.resident.close();
+    this.connections.close();
     this.admin.closeSync();
     this.instance.closeSync();
     if (this.spillDirectory !== undefined) await rm(this.spillDirectory, { recursive: true, force: true });
