@@ -13,6 +13,7 @@ import { bindFailureText } from '../engine/bind-error.js';
 import type { Engine } from '../engine/engine.js';
 import { ShoalError } from '../errors.js';
 import { bareQuery } from '../sql/bare-query.js';
+import { isClientSqlRejection } from '../sources/source-errors.js';
 import type { GovernanceCatalog } from '../sql/catalog.js';
 import type { PlanRequest } from '../sql/plan.js';
 
@@ -27,8 +28,11 @@ export interface ClientSqlCheck {
 /** SQL_INVALID_QUERY when `failure` reproduces on the client's SQL alone; undefined otherwise. */
 export async function clientSqlFault(failure: unknown, check: ClientSqlCheck): Promise<ShoalError | undefined> {
   if (!(failure instanceof ShoalError)) return undefined;
-  // on the engine route, only a bind failure; on the direct route, any rejection by the source
-  if (!(failure.code === 'ENGINE_QUERY_FAILED' && bindFailureText(failure) !== undefined) && failure.code !== 'SOURCE_QUERY_FAILED') return undefined;
+  // on the engine route, only a bind failure; on the direct route, only a source's grouping,
+  // aggregate or typing refusal (any other refusal is the source's, whatever the engine thinks)
+  const engineBind = failure.code === 'ENGINE_QUERY_FAILED' && bindFailureText(failure) !== undefined;
+  const sourceRefusal = failure.code === 'SOURCE_QUERY_FAILED' && isClientSqlRejection(failure.cause);
+  if (!engineBind && !sourceRefusal) return undefined;
   if (check.signal.aborted) return undefined;
   let sql: string;
   try {

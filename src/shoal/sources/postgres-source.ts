@@ -161,12 +161,17 @@ export class PostgresSource implements SourceDriver {
     // Back to the pool only once the statement has ended; a broken connection is discarded (the
     // pool also drops one that emitted 'error'), and so is one at its bound of prepared statements
     // (the server frees them with the session).
+    // A connection we sent a cancel for is discarded too: the cancel travels on its own connection
+    // and may land after the statement ended, on whatever the next borrower runs there.
+    let cancelSent = false;
     work.then(
-      () => this.pool.release(client, named.replace),
-      (e: unknown) => this.pool.release(client, isUnavailable(e)),
+      () => this.pool.release(client, named.replace || cancelSent),
+      (e: unknown) => this.pool.release(client, cancelSent || isUnavailable(e)),
     );
     return abortable(work, signal, this.sourceId, () => {
-      if (pid !== null) void this.cancelBackend(pid);
+      if (pid === null) return;
+      cancelSent = true;
+      void this.cancelBackend(pid);
     });
   }
 

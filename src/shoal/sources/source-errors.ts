@@ -97,6 +97,26 @@ export function isStatementTimeout(e: unknown): boolean {
   return codeOf(e) === '57014' && /statement timeout/i.test(e instanceof Error ? e.message : '');
 }
 
+/**
+ * PostgreSQL SQLSTATEs (and MariaDB errnos) of a statement refused for a grouping, aggregate or
+ * typing mistake: the only source rejections worth checking against the client's SQL alone. Any
+ * other refusal (a permission, a missing table, a cancel) is the source's, even when the engine
+ * would refuse the same SQL for a rule of its own (PostgreSQL accepts a column functionally
+ * dependent on a grouped primary key; DuckDB does not).
+ */
+const PG_CLIENT_SQL_STATES = new Set(['42803', '42883', '42804', '42P18', '42725', '42P20']);
+const MYSQL_CLIENT_SQL_ERRNOS = new Set([1055, 1056, 1111, 1140, 1463]);
+const SQLITE_CLIENT_SQL = /misuse of (aggregate|window) function|wrong number of arguments to function/i;
+
+/** True when a source refused the statement for a grouping, aggregate or typing mistake (see above). */
+export function isClientSqlRejection(e: unknown): boolean {
+  const errno = field<number>(e, 'errno', 'number');
+  if (errno !== undefined) return MYSQL_CLIENT_SQL_ERRNOS.has(errno);
+  const state = sqlStateOf(e);
+  if (state !== undefined) return PG_CLIENT_SQL_STATES.has(state);
+  return codeOf(e) === 'SQLITE_ERROR' && SQLITE_CLIENT_SQL.test(e instanceof Error ? e.message : '');
+}
+
 /** The class of data error the user's SQL hit at the source, or undefined when it is not one. */
 export function dataExceptionOf(e: unknown): { readonly sqlState: string; readonly name: string } | undefined {
   if (field<number>(e, 'errno', 'number') === MYSQL_REGEXP_ERRNO) return { sqlState: '2201B', name: 'invalid regular expression' };

@@ -150,6 +150,8 @@ export class DuckDbEngine implements Engine {
     const landed = new Set<string>();
     const landedTables: string[] = [];
     let failed = false;
+    // a reader that stopped early leaves its result (and its transaction) open on the connection
+    let finished = false;
     // Tables landed with a projection: if the query reads a column outside it, land them whole.
     const projected = new Map<string, { entry: CatalogEntry; predicates: readonly SimplePredicate[] }>();
     try {
@@ -226,15 +228,16 @@ export class DuckDbEngine implements Engine {
       // An interrupt can end the stream early without an error: never pass that off as complete.
       if (signal?.aborted) throw cancelled(signal);
       if (!yielded) yield { columns, rows: [] };
+      finished = true;
     } catch (e) {
       failed = true;
       if (signal?.aborted && !(e instanceof ShoalError && (e.code === 'QUERY_CANCELLED' || e.code === 'QUERY_TIMEOUT'))) throw cancelled(signal);
       throw e;
     } finally {
       signal?.removeEventListener('abort', onAbort);
-      // an interrupted connection, or one a failed query may have left a landing (or its stage
-      // table) on, serves no other query
-      let clean = signal?.aborted !== true && !failed;
+      // an interrupted connection, one a failed query may have left a landing (or its stage
+      // table) on, or one whose result was abandoned, serves no other query
+      let clean = signal?.aborted !== true && !failed && finished;
       for (const t of landedTables) {
         await conn.run(`DROP TABLE IF EXISTS temp.main.${ident(t)}`).catch(() => {
           clean = false;

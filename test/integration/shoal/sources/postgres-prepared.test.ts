@@ -96,4 +96,27 @@ describe.skipIf(postgres.skip)('PostgreSQL source: prepared statements', () => {
     expect(held.length).toBeLessThanOrEqual(PREPARED_PER_CONNECTION);
     expect(held).toContain(last);
   });
+  it('a connection a cancel was sent for is never lent again: a late cancel cannot stop the next borrower', async () => {
+    const d = open();
+    const pidOf = async (): Promise<number> => Number((await d.query('SELECT pg_backend_pid()', [])).rows[0]![0]);
+    const first = await pidOf(); // the pool lends its most recently used connection: this one, next
+    const controller = new AbortController();
+    const slow = d.query('SELECT pg_sleep(30)', [], controller.signal);
+    // abort only once the sleep runs on that backend
+    for (;;) {
+      const { rows } = await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND query LIKE '%pg_sleep(30)%' AND state = 'active'", [first]);
+      if (rows.length > 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    controller.abort();
+    await expect(slow).rejects.toBeDefined();
+    // wait until the server has ended the statement (the cancel landed), so the driver has settled it
+    for (;;) {
+      const { rows } = await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [first]);
+      if (rows.length === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await pidOf()).not.toBe(first);
+  });
 });
