@@ -42,6 +42,10 @@ export function bareQuery(req: PlanRequest, catalog: GovernanceCatalog, engine: 
     const table = catalog.resolveTable(tableKey.split('.')).find((t) => t.tableKey === tableKey);
     const visible = catalog.visibleColumns(req.role, tableKey);
     const columns = (table?.columns ?? []).filter((c) => visible.some((v) => v.toLowerCase() === c.name.toLowerCase()));
+    // An untyped NULL binds as the engine likes (an integer), so a query that may read that column
+    // (it names it, or says *) could fail here for our stand-in alone: then no verdict at all.
+    const untyped = columns.filter((c) => nullOf(c) === 'NULL');
+    if (untyped.some((c) => mayRead(req.sql, c.name))) throw new Error(`no typed stand-in for a column of ${tableKey}`);
     const list = columns.length === 0 ? `NULL AS ${quote('__none')}` : columns.map((c) => `${nullOf(c)} AS ${quote(c.name)}`).join(', ');
     return `${quote(name)} AS (SELECT ${list} LIMIT 0)`;
   });
@@ -49,6 +53,13 @@ export function bareQuery(req: PlanRequest, catalog: GovernanceCatalog, engine: 
 }
 
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** Whether `sql` may read column `name`: it says `*` (other than `count(*)`) or the name as a word. Over-approximate on purpose. */
+function mayRead(sql: string, name: string): boolean {
+  if (sql.replace(/\(\s*\*\s*\)/g, '()').includes('*')) return true; // count(*) reads no column
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^A-Za-z0-9_$])${escaped}($|[^A-Za-z0-9_$])`, 'i').test(sql);
+}
 
 /** A NULL of the column's declared type, spelled as both engines read it; an untyped NULL when the type says too little. */
 function nullOf(c: CatalogColumn): string {

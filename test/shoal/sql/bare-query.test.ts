@@ -51,4 +51,21 @@ describe('the bare query', () => {
     expect(await bind('SELECT id FROM sales.customers WHERE sum(score) > 1')).toMatch(/^Binder Error: WHERE clause cannot contain aggregates/);
     expect(await bind('SELECT id + name FROM sales.customers')).toMatch(/^Binder Error: No function matches/);
   });
+  it('gives no stand-in (throws: no verdict) when the query may read a column whose type it cannot spell, which would bind as an integer', async () => {
+    const spec = salesSpec();
+    const withTags = createCatalog({
+      ...spec,
+      tables: spec.tables.map((t) => (t.tableKey === 'sales.customers' ? { ...t, columns: [...t.columns, { name: 'tags', type: 'text[]' }] } : t)),
+    });
+    const plan = (sql: string) => () => bareQuery({ sql, role: 'analyst', vars }, withTags, 'duckdb');
+    expect(plan('SELECT array_length(tags, 1), count(*) FROM sales.customers GROUP BY region')).toThrow(/no typed stand-in/);
+    expect(plan('SELECT * FROM sales.customers')).toThrow(/no typed stand-in/);
+    // a query that cannot read it still gets its stand-ins, and its own mistake is still told
+    const c = await db.connect();
+    try {
+      await expect(c.run(plan('SELECT name, count(*) FROM sales.customers GROUP BY region')())).rejects.toThrow(/must appear in the GROUP BY clause/);
+    } finally {
+      c.closeSync();
+    }
+  });
 });
