@@ -30,6 +30,8 @@ export interface FactEnv {
   readonly env: Readonly<Record<string, string>>;
   /** Names two or more paths map to (`[:a-b]` and `[:a_b]` both give `TIK_FACT_A_B`): exported for neither. */
   readonly collisions: readonly { readonly name: string; readonly paths: readonly string[] }[];
+  /** Paths whose value holds a NUL character, which no environment variable can carry: not exported. */
+  readonly unexportable: readonly string[];
 }
 
 /**
@@ -39,12 +41,19 @@ export interface FactEnv {
  */
 export function factEnv(state: TicketState): FactEnv {
   const byName = new Map<string, { path: string; value: string }[]>();
+  const unexportable: string[] = [];
   for (const [key, entry] of state.facts) {
     const s = factStatusByKey(state, key);
     if (s.status !== 'present') continue;
     const name = factEnvName(entry.path);
+    const value = factEnvValue(s.value);
+    if (value.includes('\0')) {
+      // a synced fact may hold one (EDN allows "\u0000"); spawning with it would fail the whole run
+      unexportable.push(prStr([...entry.path]));
+      continue;
+    }
     const list = byName.get(name) ?? [];
-    list.push({ path: prStr([...entry.path]), value: factEnvValue(s.value) });
+    list.push({ path: prStr([...entry.path]), value });
     byName.set(name, list);
   }
   const env: Record<string, string> = {};
@@ -54,5 +63,5 @@ export function factEnv(state: TicketState): FactEnv {
     if (list.length === 1) env[name] = list[0]!.value;
     else collisions.push({ name, paths: list.map((x) => x.path).sort() });
   }
-  return { env, collisions };
+  return { env, collisions, unexportable: unexportable.sort() };
 }

@@ -189,8 +189,9 @@ async function probeOne(
     if (named) throw new TikError('probe/unprobeable', `cannot probe ${c.ticket} — ${blocked}`, { where: c.ticket, hint: "a probed ticket needs a repo=<directory> fact and a probe (its process's :probe in processes/, or --command)" });
     return result('skipped', blocked);
   }
-  const { env, collisions } = factEnv(state);
+  const { env, collisions, unexportable } = factEnv(state);
   for (const x of collisions) sink.warn(`ticket ${c.ticket}: ${x.name} is ambiguous between ${x.paths.join(' and ')} — exported for neither`);
+  for (const path of unexportable) sink.warn(`ticket ${c.ticket}: the fact ${path} holds a NUL character, which no environment variable can carry — not exported`);
   // the reserved names go last: a fact can add to the probe's world, never change which ticket it is for
   const run = await host.run(command!, dir!, { ...env, TIK_TICKET: c.ticket, TIK_REPO: repo! });
   let facts: ProbeFact[];

@@ -1,6 +1,7 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { ProbeHost, ProbeRun } from '../app/probe.js';
 import { isPostgresUrl } from '../store/postgres/postgres-url.js';
 import type { CliContext } from './context.js';
@@ -51,7 +52,14 @@ export function probeHost(ctx: CliContext, storeDir: string | undefined): ProbeH
 
 function runSh(argv: readonly string[], cwd: string, env: Record<string, string>): Promise<ProbeRun> {
   return new Promise((resolvePromise) => {
-    const child = spawn('/bin/sh', argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let child: ChildProcessByStdio<null, Readable, Readable>;
+    try {
+      child = spawn('/bin/sh', argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (e) {
+      // spawn throws (not emits) on an argument it cannot pass, e.g. a NUL in the environment
+      resolvePromise({ status: null, stdout: '', stderr: `cannot run /bin/sh: ${e instanceof Error ? e.message : String(e)}` });
+      return;
+    }
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let overflow = false;

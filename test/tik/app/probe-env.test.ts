@@ -41,4 +41,13 @@ describe('probe environment', () => {
     expect(env).toEqual({ TIK_FACT_WORKLOAD: 'opengist' });
     expect(collisions).toEqual([{ name: 'TIK_FACT_A_B', paths: ['[:a-b]', '[:a_b]'] }]);
   });
+  it('leaves out a value holding a NUL character (no environment variable can carry one; spawn would throw), naming its path', () => {
+    const t = new Ticket('track');
+    t.create('seb');
+    t.assert('seb', 'workload', kw('opengist'));
+    t.assert('seb', 'note', 'a\u0000b');
+    const { env, unexportable } = factEnv(reduce(t.events));
+    expect(env).toEqual({ TIK_FACT_WORKLOAD: 'opengist' });
+    expect(unexportable).toEqual(['[:note]']);
+  });
 });
