@@ -1,5 +1,6 @@
 // The ls index is a cache, never authority (ADR 0013, issue 18): whatever happens to it or behind
 // its back, `tik ls` answers exactly as a run that derives every ticket from the log (TIK_INDEX=off).
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -91,6 +92,27 @@ describe('the ls index', () => {
     expect((await expectSameAnswer(d)).stdout).toBe(want);
     writeFileSync(join(d, INDEX), '');
     expect((await expectSameAnswer(d)).stdout).toBe(want);
+  });
+
+  it('changes no answer when forged: a checksum recomputed by someone without this user\'s key (a copied or shipped index) is not trusted', async () => {
+    const d = await store();
+    await scenario(d);
+    const want = (await noIndex(d)).stdout;
+    await ls(d);
+    const text = readFileSync(join(d, INDEX), 'utf8');
+    const nl = text.indexOf('\n');
+    const format = text.slice(0, nl).split(' ')[0]!;
+    const body = text.slice(nl + 1).replace('Login fails', 'Login forged');
+    expect(body).toContain('Login forged');
+    for (const forged of [
+      `${format} sha256-${createHash('sha256').update(body).digest('hex')}\n${body}`,
+      `${format} hmac-sha256-${createHmac('sha256', randomBytes(32)).update(body).digest('hex')}\n${body}`,
+    ]) {
+      writeFileSync(join(d, INDEX), forged);
+      const got = (await expectSameAnswer(d)).stdout;
+      expect(got).toBe(want);
+      expect(got).not.toContain('Login forged');
+    }
   });
 
   it('sees an event copied in behind its back (a file from a replica)', async () => {

@@ -2,7 +2,7 @@
 // they all rewrite stays whole (every rename is of a complete file), and ls through it still
 // answers as ls without it (issue 18).
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readDerived } from '../../../src/tik/store/derived-file.js';
@@ -28,6 +28,9 @@ function tikAsync(cwd: string, args: readonly string[], env: Record<string, stri
   });
 }
 
+/** The derived-data key the processes made: HOME is the store directory in these runs. */
+const keyOf = (home: string): Buffer => Buffer.from(readFileSync(join(home, '.local/state/tik/derived-data.key'), 'utf8').trim(), 'hex');
+
 describe('the ls index under concurrent processes', () => {
   it('stays whole and answers as the log does', async () => {
     const d = await supportStore();
@@ -41,11 +44,20 @@ describe('the ls index under concurrent processes', () => {
         tikAsync(d, ['--actor', 'customer', 'set', ids[(round + 1) % 4]!, 'customer.ack=true']),
       ]);
       for (const r of runs) expect(r.code, r.stderr).toBe(0);
-      expect(await readDerived(join(d, '.tik-index'), 'ls.json', 'tik-ls-index/2')).toBeDefined();
+      expect(await readDerived(join(d, '.tik-index'), 'ls.json', 'tik-ls-index/2', keyOf(d))).toBeDefined();
     }
     expect(readdirSync(join(d, '.tik-index')).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
     const want = tikDist(d, ['ls', '--all', '--json'], { TIK_INDEX: 'off' });
     expect(tikDist(d, ['ls', '--all', '--json'])).toEqual(want);
     expect(tikDist(d, ['ls', '--all', '--json'])).toEqual(want);
   }, 120_000);
+  it('is not written, and ls still answers, where no derived-data key can be made (an unwritable state directory)', async () => {
+    const d = await supportStore();
+    dirs.push(d);
+    tikDist(d, ['new', 'support-request', '--title', 'one']);
+    const env = { XDG_STATE_HOME: '/proc/no-such-dir' };
+    const want = tikDist(d, ['ls', '--all', '--json'], { TIK_INDEX: 'off' });
+    expect(tikDist(d, ['ls', '--all', '--json'], env)).toEqual(want);
+    expect(existsSync(join(d, '.tik-index', 'ls.json'))).toBe(false);
+  }, 60_000);
 });
