@@ -7,11 +7,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
+import { homedir, networkInterfaces, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distBin, startServer, type ServerProcess } from '../../../support/processes.js';
+import { selfSignedCert } from '../../../support/self-signed-cert.js';
 import { freePort } from '../../../support/services.js';
 import { service } from '../../../support/service.js';
 
@@ -181,12 +182,36 @@ rls_rules:
     const expected = '1|Zoë Ünal|1234.50|1990-02-03|2026-03-04T05:06:07.089Z|2026-03-04T05:06:07.500|0.25|true|9007199254740993|-7';
     for (let i = 1; i <= 7; i++) expect(out[`row${i}`]).toBe(expected);
     expect(out.unicode_param).toBe('1');
+    expect(out.described).toBe('3:name:numeric:1');
     expect(out.tables).toBe('sales.people:TABLE');
     expect(out.columns).toBe('id:int4,name:text,region:varchar,amount:numeric,born:date,seen:timestamptz,at:timestamp,score:float8,active:bool,big:int8,small:int2');
     expect(out.fetched).toBe('2');
     expect(out.cancel).toBe('57014');
     expect(out.after_cancel).toBe('1');
   }, 180_000);
+
+  it('every statement is audited like an HTTP query; a transaction block refuses statements after an error until ROLLBACK', async () => {
+    const made = shoal(['token', 'create', '--config', 'shoal.yaml', '--name', 'auditor', '--role', 'admin', '--json']);
+    expect(made.status, made.stderr).toBe(0);
+    const { token } = JSON.parse(made.stdout) as { token: string };
+    const bob = client('bob', 'bob pass phrase');
+    await bob.connect();
+    try {
+      await bob.query('BEGIN');
+      await expect(bob.query('SELECT nope FROM sales.people')).rejects.toMatchObject({ code: '42703' });
+      await expect(bob.query('SELECT 1')).rejects.toMatchObject({ code: '25P02' });
+      await bob.query('ROLLBACK');
+      expect((await bob.query('SELECT count(*) AS n FROM sales.people')).rows).toEqual([{ n: '1' }]);
+    } finally {
+      await bob.end();
+    }
+    const r = await fetch(`${server.url}/admin/audit?principal=user:bob&limit=50`, { headers: { authorization: `Bearer ${token}` } });
+    expect(r.status).toBe(200);
+    const { records } = (await r.json()) as { records: { method: string; outcome: string; rows: number | null; tables: string[]; role: string }[] };
+    const pgwire = records.filter((x) => x.method === 'PGWIRE');
+    expect(pgwire.some((x) => x.outcome === 'ok' && x.rows === 1 && x.tables.includes('sales.people') && x.role === 'analyst')).toBe(true);
+    expect(pgwire.some((x) => x.outcome === 'SQL_UNKNOWN_COLUMN')).toBe(true);
+  });
 
   it('hostile input: an oversize length, garbage before startup and a half message are refused and the server keeps serving', async () => {
     const exchange = (bytes: Buffer, endAfter = false) =>
@@ -222,4 +247,51 @@ rls_rules:
     expect((await after.query('SELECT count(*) AS n FROM sales.people')).rows[0].n).toBe('1');
     await after.end();
   });
+});
+
+describe('shoal serve --pg-port and transport security (real process)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shoal-pgwire-tls-'));
+  let server: ServerProcess | undefined;
+  let pgPort: number;
+  afterAll(async () => {
+    await server?.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const psqlAt = (conninfo: string) =>
+    spawnSync('/usr/bin/psql', ['-X', '-At', conninfo, '-c', 'SELECT count(*) FROM sales.orders'], { encoding: 'utf8', env: { ...process.env, PGPASSWORD: 'carol pass phrase', PGCONNECT_TIMEOUT: '10' } });
+
+  it('SSLRequest is answered with TLS (server.tls); a password from another host is refused without TLS', async () => {
+    const external = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+    expect(external, 'a non-loopback IPv4 address on this machine').toBeDefined();
+    const cert = selfSignedCert(dir);
+    writeFileSync(join(dir, 'orders.csv'), 'id,region\n1,eu\n2,us\n');
+    writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db"}
+server: {tls: {cert_file: ${cert.certFile}, key_file: ${cert.keyFile}}, allowed_hosts: ["*"]}
+domains: [{id: sales}]
+sources: [{id: orders-csv, type: csv, path: orders.csv}]
+tables:
+  - {source_id: orders-csv, domain_id: sales, table: orders, columns: [{name: id, data_type: integer}, {name: region, data_type: varchar}]}
+roles:
+  - {id: analyst, capabilities: [query_development], domain_access: [sales]}
+`);
+    const added = spawnSync(process.execPath, [distBin('shoal'), 'user', 'add', '--config', 'shoal.yaml', 'carol', '--role', 'analyst', '--password-stdin'], { cwd: dir, encoding: 'utf8', input: 'carol pass phrase\n' });
+    expect(added.status, added.stderr).toBe(0);
+    const port = await freePort();
+    pgPort = await freePort();
+    server = await startServer(['serve', '--config', join(dir, 'shoal.yaml'), '--host', '0.0.0.0', '--port', String(port), '--pg-port', String(pgPort)], {
+      cwd: dir,
+      port,
+      tlsCa: cert.cert,
+      env: { SHOAL_MV_TICK_MS: '0' },
+    });
+    const tls = psqlAt(`host=127.0.0.1 port=${pgPort} user=carol dbname=shoal sslmode=verify-ca sslrootcert=${cert.certFile}`);
+    expect(tls.status, tls.stderr).toBe(0);
+    expect(tls.stdout.trim()).toBe('2');
+    const plainRemote = psqlAt(`host=${external} port=${pgPort} user=carol dbname=shoal sslmode=disable`);
+    expect(plainRemote.status).toBe(2);
+    expect(plainRemote.stderr).toContain('unencrypted');
+    const tlsRemote = psqlAt(`host=${external} port=${pgPort} user=carol dbname=shoal sslmode=require`);
+    expect(tlsRemote.status, tlsRemote.stderr).toBe(0);
+  }, 180_000);
 });
