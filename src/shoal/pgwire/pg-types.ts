@@ -36,32 +36,31 @@ export const OID = {
 
 const TEXT: PgType = { oid: OID.text, name: 'text', size: -1, modifier: -1 };
 
+const fixed = (oid: number, name: string, size: number): PgType => ({ oid, name, size, modifier: -1 });
+const BOOL = fixed(OID.bool, 'boolean', 1);
+const INT2 = fixed(OID.int2, 'smallint', 2);
+const INT4 = fixed(OID.int4, 'integer', 4);
+const INT8 = fixed(OID.int8, 'bigint', 8);
+const FLOAT4 = fixed(OID.float4, 'real', 4);
+const FLOAT8 = fixed(OID.float8, 'double precision', 8);
+const TIMESTAMP = fixed(OID.timestamp, 'timestamp without time zone', 8);
+const TIMESTAMPTZ = fixed(OID.timestamptz, 'timestamp with time zone', 8);
+const VARCHAR = fixed(OID.varchar, 'character varying', -1);
+
+/** Type names (and their aliases) with a wire type of their own. */
 const SIMPLE: Readonly<Record<string, PgType>> = {
-  boolean: { oid: OID.bool, name: 'boolean', size: 1, modifier: -1 },
-  bool: { oid: OID.bool, name: 'boolean', size: 1, modifier: -1 },
-  smallint: { oid: OID.int2, name: 'smallint', size: 2, modifier: -1 },
-  int2: { oid: OID.int2, name: 'smallint', size: 2, modifier: -1 },
-  integer: { oid: OID.int4, name: 'integer', size: 4, modifier: -1 },
-  int: { oid: OID.int4, name: 'integer', size: 4, modifier: -1 },
-  int4: { oid: OID.int4, name: 'integer', size: 4, modifier: -1 },
-  bigint: { oid: OID.int8, name: 'bigint', size: 8, modifier: -1 },
-  int8: { oid: OID.int8, name: 'bigint', size: 8, modifier: -1 },
-  real: { oid: OID.float4, name: 'real', size: 4, modifier: -1 },
-  float4: { oid: OID.float4, name: 'real', size: 4, modifier: -1 },
-  'double precision': { oid: OID.float8, name: 'double precision', size: 8, modifier: -1 },
-  double: { oid: OID.float8, name: 'double precision', size: 8, modifier: -1 },
-  float8: { oid: OID.float8, name: 'double precision', size: 8, modifier: -1 },
-  float: { oid: OID.float8, name: 'double precision', size: 8, modifier: -1 },
-  date: { oid: OID.date, name: 'date', size: 4, modifier: -1 },
-  timestamp: { oid: OID.timestamp, name: 'timestamp without time zone', size: 8, modifier: -1 },
-  'timestamp without time zone': { oid: OID.timestamp, name: 'timestamp without time zone', size: 8, modifier: -1 },
-  datetime: { oid: OID.timestamp, name: 'timestamp without time zone', size: 8, modifier: -1 },
-  timestamptz: { oid: OID.timestamptz, name: 'timestamp with time zone', size: 8, modifier: -1 },
-  'timestamp with time zone': { oid: OID.timestamptz, name: 'timestamp with time zone', size: 8, modifier: -1 },
-  bytea: { oid: OID.bytea, name: 'bytea', size: -1, modifier: -1 },
+  boolean: BOOL, bool: BOOL,
+  smallint: INT2, int2: INT2,
+  integer: INT4, int: INT4, int4: INT4,
+  bigint: INT8, int8: INT8,
+  real: FLOAT4, float4: FLOAT4,
+  'double precision': FLOAT8, double: FLOAT8, float8: FLOAT8, float: FLOAT8,
+  date: fixed(OID.date, 'date', 4),
+  timestamp: TIMESTAMP, 'timestamp without time zone': TIMESTAMP, datetime: TIMESTAMP,
+  timestamptz: TIMESTAMPTZ, 'timestamp with time zone': TIMESTAMPTZ,
+  bytea: fixed(OID.bytea, 'bytea', -1),
   text: TEXT,
-  varchar: { oid: OID.varchar, name: 'character varying', size: -1, modifier: -1 },
-  'character varying': { oid: OID.varchar, name: 'character varying', size: -1, modifier: -1 },
+  varchar: VARCHAR, 'character varying': VARCHAR,
 };
 
 /** The wire type of a shoal column type name (`numeric(12,2)`, `varchar(40)`, `timestamptz`, …). */
@@ -77,7 +76,7 @@ export function pgTypeOf(type: string | undefined): PgType {
   }
   const simple = SIMPLE[base];
   if (!simple) return TEXT;
-  if ((simple.oid === OID.varchar) && m[2] !== undefined) return { ...simple, modifier: Number(m[2]) + 4 };
+  if (simple.oid === OID.varchar && m[2] !== undefined) return { ...simple, modifier: Number(m[2]) + 4 };
   return simple;
 }
 
