@@ -10,6 +10,7 @@
  * Every domain is treated as on the search path (`pg_table_is_visible` is true for every table).
  */
 import type { CatalogTableInfo, ColumnInfo } from '../server/query-service.js';
+import { likePattern, regexPattern, type NamePattern } from './name-pattern.js';
 import { pgTypeOf } from './pg-types.js';
 
 export interface CatalogAnswer {
@@ -71,34 +72,18 @@ function nameOfItem(item: string): string {
   return '?column?';
 }
 
-/** A client-sent regular expression or LIKE pattern, bounded (they come from psql / pgjdbc, short). */
-function regexFilter(sql: string, column: string): RegExp | undefined {
+/** The pattern a psql query filters `column` by (`column OPERATOR(pg_catalog.~) '…'`), if any. */
+function regexFilter(sql: string, column: string): NamePattern | undefined {
   const m = new RegExp(`${column.replace('.', '\\.')}\\s+OPERATOR\\(pg_catalog\\.~\\)\\s+'((?:[^']|'')*)'`, 'i').exec(sql);
-  if (!m) return undefined;
-  const pattern = m[1]!.replace(/''/g, "'");
-  if (pattern.length > 500) return /^$/;
-  try {
-    return new RegExp(pattern, 'u');
-  } catch {
-    return /^$/;
-  }
+  return m ? regexPattern(m[1]!.replace(/''/g, "'")) : undefined;
 }
 
-function likeFilter(sql: string, column: string): RegExp | undefined {
+/** The pattern a pgjdbc query filters `column` by (`column LIKE '…'` or `E'…'`), if any. */
+function likeFilter(sql: string, column: string): NamePattern | undefined {
   const m = new RegExp(`${column.replace('.', '\\.')}\\s+LIKE\\s+(E?)'((?:[^']|'')*)'`, 'i').exec(sql);
   if (!m) return undefined;
-  let raw = m[2]!.replace(/''/g, "'");
-  if (m[1]) raw = raw.replace(/\\\\/g, '\\');
-  if (raw.length > 500) return /^$/;
-  let re = '';
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i]!;
-    if (c === '\\' && i + 1 < raw.length) re += raw[++i]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    else if (c === '%') re += '.*';
-    else if (c === '_') re += '.';
-    else re += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`, 'su');
+  const raw = m[2]!.replace(/''/g, "'");
+  return likePattern(m[1] ? raw.replace(/\\\\/g, '\\') : raw);
 }
 
 const type = (name: string, t: string): ColumnInfo => ({ name, type: t });
@@ -149,14 +134,14 @@ const JDBC_COLUMNS = ['nspname', 'relname', 'attname', 'atttypid', 'attnotnull',
 export function answerCatalogQuery(sql: string, tables: readonly CatalogTableInfo[]): CatalogAnswer {
   const names = selectListNames(sql);
   const sorted = [...tables].sort((a, b) => (a.schema === b.schema ? (a.name < b.name ? -1 : 1) : a.schema < b.schema ? -1 : 1));
-  const pick = (schemaOk: RegExp | undefined, nameOk: RegExp | undefined) =>
-    sorted.filter((t) => (!schemaOk || schemaOk.test(t.schema)) && (!nameOk || nameOk.test(t.name)));
+  const pick = (schemaOk: NamePattern | undefined, nameOk: NamePattern | undefined) =>
+    sorted.filter((t) => (!schemaOk || schemaOk.matches(t.schema)) && (!nameOk || nameOk.matches(t.name)));
   const byOid = /\b(?:c\.oid|attrelid)\s*=\s*'(\d+)'/i.exec(sql);
 
   // pgjdbc getColumns: an outer SELECT * over a join of pg_attribute, filtered by LIKE patterns
   if (/\ba\.atttypid\b/i.test(sql) && /\bpg_catalog\.pg_attribute\s+a\b/i.test(sql) && /\bn\.nspname\s*,\s*c\.relname\s*,\s*a\.attname\b/i.test(sql)) {
     const attOk = likeFilter(sql, 'attname');
-    const rows = pick(likeFilter(sql, 'n.nspname'), likeFilter(sql, 'c.relname')).flatMap(columnRows).filter((r) => !attOk || attOk.test(String(r.attname)));
+    const rows = pick(likeFilter(sql, 'n.nspname'), likeFilter(sql, 'c.relname')).flatMap(columnRows).filter((r) => !attOk || attOk.matches(String(r.attname)));
     // pgjdbc 42.7 also selects current_database() first, as TABLE_CAT
     return answer(/\bAS\s+current_database\b/i.test(sql) ? ['current_database', ...JDBC_COLUMNS] : JDBC_COLUMNS, rows);
   }
@@ -184,7 +169,7 @@ export function answerCatalogQuery(sql: string, tables: readonly CatalogTableInf
   // psql \dn: the schemas (domains) with at least one table the role may see
   if (/\bFROM\s+pg_catalog\.pg_namespace\s+n\b/i.test(sql) && !/\bpg_class\b/i.test(sql)) {
     const nameOk = regexFilter(sql, 'n.nspname');
-    const schemas = [...new Set(sorted.map((t) => t.schema))].filter((s) => !nameOk || nameOk.test(s));
+    const schemas = [...new Set(sorted.map((t) => t.schema))].filter((s) => !nameOk || nameOk.matches(s));
     return answer(names, schemas.map((s) => ({ Name: s, Owner: 'shoal', nspname: s, oid: objectOid(`schema:${s}`) })));
   }
   return answer(names, []);

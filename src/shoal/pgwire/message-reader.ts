@@ -67,7 +67,7 @@ export class MessageReader {
     const head = await this.peek(4);
     if (!head) return undefined;
     const length = head.readInt32BE(0);
-    if (length < 8 || length > MAX_STARTUP_PACKET) throw new PgProtocolError(`invalid length of startup packet (${length})`);
+    if (length < 8 || length > MAX_STARTUP_PACKET) throw new PgProtocolError(`invalid length of startup packet (${length})`, '08P01', true);
     const whole = await this.take(length);
     return whole ? { type: '', body: whole.subarray(4) } : undefined;
   }
@@ -77,8 +77,8 @@ export class MessageReader {
     const head = await this.peek(5);
     if (!head) return undefined;
     const length = head.readInt32BE(1);
-    if (length < 4) throw new PgProtocolError(`invalid message length ${length}`);
-    if (length + 1 > this.maxMessage) throw new PgProtocolError(`message of ${length} bytes is longer than the ${this.maxMessage - 1} accepted`);
+    if (length < 4) throw new PgProtocolError(`invalid message length ${length}`, '08P01', true);
+    if (length + 1 > this.maxMessage) throw new PgProtocolError(`message of ${length} bytes is longer than the ${this.maxMessage - 1} accepted`, '08P01', true);
     const whole = await this.take(length + 1);
     return whole ? { type: String.fromCharCode(whole[0]!), body: whole.subarray(5) } : undefined;
   }

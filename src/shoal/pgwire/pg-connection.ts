@@ -163,7 +163,7 @@ export class PgConnection {
       try {
         await this.dispatch(m.type, new BodyReader(m.body));
       } catch (e) {
-        if (e instanceof PgProtocolError && e.sqlstate === '08P01') throw e;
+        if (e instanceof PgProtocolError && e.fatal) throw e;
         await this.fail(e);
         // an error in the extended protocol discards everything up to Sync
         skipping = m.type !== 'Q' && m.type !== 'S';
@@ -199,9 +199,9 @@ export class PgConnection {
       case 'S':
         return this.sync();
       case 'p':
-        throw new PgProtocolError('unexpected password message');
+        throw new PgProtocolError('unexpected password message', '08P01', true);
       default:
-        throw new PgProtocolError(`invalid frontend message type '${type}'`);
+        throw new PgProtocolError(`invalid frontend message type '${type}'`, '08P01', true);
     }
   }
 
