@@ -12,6 +12,8 @@ import { EMBEDDED_REGISTRY_URL } from '../../instance/instance.js';
 import { auditAdminPlugin } from '../../server/audit-admin-plugin.js';
 import { readTlsFiles } from '../../server/tls-files.js';
 import { createPgServer } from '../../pgwire/pg-server.js';
+import { ConcurrencyLimit } from '../../server/concurrency-limit.js';
+import { DEFAULT_LIMITS } from '../../config/limits.js';
 import { readInstanceConfig, startInstance } from './open-instance.js';
 
 /**
@@ -51,7 +53,10 @@ export function registerServe(program: Command): void {
       const auth = instance.auth;
       if (!auth) throw new ShoalError('INTERNAL_AUTH', 'the instance started without an authenticator');
       const instanceId = newInstanceId();
+      // one set of per-principal query slots for HTTP and the PostgreSQL port
+      const concurrency = new ConcurrencyLimit(instance.maxConcurrentQueries ?? DEFAULT_LIMITS.max_concurrent_queries);
       const app = await buildApp({
+        concurrency,
         service: instance,
         server,
         bindHost: opts.host,
@@ -73,7 +78,7 @@ export function registerServe(program: Command): void {
         opts.pgPort === undefined
           ? undefined
           : createPgServer({
-              context: { service: instance, auth, audit: { instanceId, ...(queue ? { sink: queue } : {}), log: (r) => app.log.info({ audit: r }, 'audit') } },
+              context: { service: instance, auth, concurrency, audit: { instanceId, ...(queue ? { sink: queue } : {}), log: (r) => app.log.info({ audit: r }, 'audit') } },
               ...(tls ? { tls } : {}),
               insecurePassword: opts.pgInsecurePassword ?? false,
             });

@@ -55,6 +55,7 @@ describe.skipIf(postgres.skip)('PostgreSQL clients through shoal serve --pg-port
     const base = new URL(postgres.url!);
     writeFileSync(join(dir, 'shoal.yaml'), `control_plane: {tenant_url: "sqlite:///registry.db"}
 cache: {enabled: false}
+server: {limits: {max_concurrent_queries: 1}}
 domains: [{id: sales}, {id: ops}]
 sources:
   - {id: pg, type: postgresql, host: ${base.hostname}, port: ${base.port}, database: ${base.pathname.slice(1)}, username: ${decodeURIComponent(base.username)}}
@@ -151,7 +152,7 @@ rls_rules:
     }
   });
 
-  it('node-postgres: client.cancel stops the running query (57014) and its source statement; the connection serves the next query', async () => {
+  it('node-postgres: client.cancel stops the running query (57014) and its source statement; the query slot is shared with HTTP', async () => {
     const alice = client('alice', 'alice pass phrase');
     await alice.connect();
     try {
@@ -160,6 +161,13 @@ rls_rules:
         (e: unknown) => e,
       );
       await eventually(async () => (await slowRunning()) === 1, 'the slow statement running at PostgreSQL');
+      // the principal's one query slot (max_concurrent_queries: 1) is shared with HTTP
+      const http = await fetch(`${server.url}/data/sql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('alice:alice pass phrase').toString('base64')}` },
+        body: JSON.stringify({ sql: 'SELECT 1' }),
+      });
+      expect(http.status).toBe(429);
       const canceller = client('alice', 'alice pass phrase');
       await (canceller as unknown as { cancel(c: pg.Client, q: unknown): Promise<void> }).cancel(alice, (alice as unknown as { activeQuery: unknown }).activeQuery);
       expect(await running).toMatchObject({ code: '57014' });
