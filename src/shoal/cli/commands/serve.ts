@@ -24,7 +24,7 @@ import { readInstanceConfig, startInstance } from './open-instance.js';
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('run an instance: POST /data/sql, /health, /ready, /live, /metrics, and the /admin API')
+    .description('run an instance: POST /data/sql, /health, /ready, /live, /metrics, and the /admin API; with --pg-port, the PostgreSQL wire protocol too')
     .requiredOption('--config <file>', "the YAML config file; with control_plane.catalog: config (the default) its catalog is applied to the registry at start (as `shoal registry apply`), with registry it only seeds an empty registry")
     .option('--port <port>', 'port to listen on', (v) => Number.parseInt(v, 10), 8000)
     .option('--host <host>', 'address to bind', '127.0.0.1')
