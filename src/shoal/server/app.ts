@@ -11,6 +11,7 @@ import { hostAllowList } from './host-allow-list.js';
 import { hostPlugin } from './host-plugin.js';
 import type { TlsMaterial } from './tls-files.js';
 import { catalogPlugin } from './catalog-plugin.js';
+import type { ConcurrencyLimit } from './concurrency-limit.js';
 import { dataPlugin } from './data-plugin.js';
 import { errorBody, httpStatusFor } from './error-status.js';
 import { healthPlugin } from './health-plugin.js';
@@ -42,6 +43,8 @@ export interface AppOptions {
   readonly server?: ServerConfig;
   /** The address `serve` binds; a specific one joins the default Host allow-list. */
   readonly bindHost?: string;
+  /** The per-principal query slots (`max_concurrent_queries`), when other listeners (pgwire) share them; default: the app's own. */
+  readonly concurrency?: ConcurrencyLimit;
   /** Where audit records go (the audit_log queue) and this instance's id in them; default: log lines only. */
   readonly audit?: { readonly sink?: AuditSink; readonly instanceId?: string };
 }
@@ -106,7 +109,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     }
   });
   await app.register(healthPlugin(opts.service, metrics, auth.authenticator.provider));
-  await app.register(dataPlugin(opts.service, metrics, auth));
+  await app.register(dataPlugin(opts.service, metrics, auth, opts.concurrency));
   await app.register(catalogPlugin(opts.service, auth));
   for (const p of opts.plugins ?? []) await app.register(p);
   return app;

@@ -11,6 +11,9 @@ import { newInstanceId } from '../../audit/instance-id.js';
 import { EMBEDDED_REGISTRY_URL } from '../../instance/instance.js';
 import { auditAdminPlugin } from '../../server/audit-admin-plugin.js';
 import { readTlsFiles } from '../../server/tls-files.js';
+import { createPgServer } from '../../pgwire/pg-server.js';
+import { ConcurrencyLimit } from '../../server/concurrency-limit.js';
+import { DEFAULT_LIMITS } from '../../config/limits.js';
 import { readInstanceConfig, startInstance } from './open-instance.js';
 
 /**
@@ -21,12 +24,14 @@ import { readInstanceConfig, startInstance } from './open-instance.js';
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('run an instance: POST /data/sql, /health, /ready, /live, /metrics, and the /admin API')
+    .description('run an instance: POST /data/sql, /health, /ready, /live, /metrics, and the /admin API; with --pg-port, the PostgreSQL wire protocol too')
     .requiredOption('--config <file>', "the YAML config file; with control_plane.catalog: config (the default) its catalog is applied to the registry at start (as `shoal registry apply`), with registry it only seeds an empty registry")
     .option('--port <port>', 'port to listen on', (v) => Number.parseInt(v, 10), 8000)
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--poll-ms <ms>', 'registry epoch poll interval', (v) => Number.parseInt(v, 10), 2000)
-    .action(async (opts: { config: string; port: number; host: string; pollMs: number }) => {
+    .option('--pg-port <port>', 'also speak the PostgreSQL wire protocol on this port (same host, same governed path; see docs/shoal.md, PostgreSQL clients)', (v) => Number.parseInt(v, 10))
+    .option('--pg-insecure-password', 'accept a PostgreSQL client\'s password over a connection that is neither TLS nor loopback')
+    .action(async (opts: { config: string; port: number; host: string; pollMs: number; pgPort?: number; pgInsecurePassword?: boolean }) => {
       const loaded = readInstanceConfig(opts.config);
       const server = loaded.config.stateful.server;
       // read the certificate before anything starts: a bad server.tls never serves plain HTTP
@@ -47,12 +52,16 @@ export function registerServe(program: Command): void {
         : undefined;
       const auth = instance.auth;
       if (!auth) throw new ShoalError('INTERNAL_AUTH', 'the instance started without an authenticator');
+      const instanceId = newInstanceId();
+      // one set of per-principal query slots for HTTP and the PostgreSQL port
+      const concurrency = new ConcurrencyLimit(instance.maxConcurrentQueries ?? DEFAULT_LIMITS.max_concurrent_queries);
       const app = await buildApp({
+        concurrency,
         service: instance,
         server,
         bindHost: opts.host,
         ...(tls ? { tls } : {}),
-        audit: { instanceId: newInstanceId(), ...(queue ? { sink: queue } : {}) },
+        audit: { instanceId, ...(queue ? { sink: queue } : {}) },
         logger: { level: process.env.SHOAL_LOG_LEVEL ?? 'info' },
         plugins: [
           adminPlugin(instance),
@@ -65,7 +74,16 @@ export function registerServe(program: Command): void {
         app.log.warn(AUTH_OFF_WARNING);
         process.stderr.write(`shoal: WARNING: ${AUTH_OFF_WARNING}\n`);
       }
+      const pg =
+        opts.pgPort === undefined
+          ? undefined
+          : createPgServer({
+              context: { service: instance, auth, concurrency, audit: { instanceId, ...(queue ? { sink: queue } : {}), log: (r) => app.log.info({ audit: r }, 'audit') } },
+              ...(tls ? { tls } : {}),
+              insecurePassword: opts.pgInsecurePassword ?? false,
+            });
       const shutdown = async (): Promise<void> => {
+        await pg?.close().catch(() => undefined);
         await app.close().catch(() => undefined);
         await queue?.close();
         await auditStore?.close().catch(() => undefined);
@@ -74,6 +92,9 @@ export function registerServe(program: Command): void {
       };
       process.once('SIGINT', () => void shutdown());
       process.once('SIGTERM', () => void shutdown());
+      // the PostgreSQL port first: once /ready answers, both protocols are served
+      const pgPort = pg && opts.pgPort !== undefined ? await pg.listen(opts.pgPort, opts.host) : undefined;
+      if (pgPort !== undefined) process.stderr.write(`shoal: PostgreSQL protocol on ${opts.host}:${pgPort}\n`);
       const address = await app.listen({ port: opts.port, host: opts.host });
       process.stderr.write(`shoal: serving on ${address} (registry epoch ${instance.epoch ?? '?'}, auth: ${auth.authenticator.provider})\n`);
     });
