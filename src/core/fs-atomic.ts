@@ -5,7 +5,7 @@
  * with `.tmp-`, which no store listing matches.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsync, linkSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsync, linkSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { link, mkdir, open, rename, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { basename, dirname, join } from 'node:path';
@@ -140,7 +140,7 @@ async function writeNewFiles(paths: readonly string[], files: readonly BatchFile
       }
     }
   } catch (e) {
-    for (const p of made) rmSync(p, { force: true });
+    made.forEach(unlinkQuiet);
     throw e;
   }
 }
@@ -200,7 +200,16 @@ export async function createFilesAtomic(dir: string, files: readonly BatchFile[]
     if (durable && created.some((c) => c)) await syncDir(dir);
     return created;
   } finally {
-    for (const t of temps) rmSync(t, { force: true });
+    // a linked temporary is a second name of the file; one never written is already gone
+    for (const t of temps) unlinkQuiet(t);
+  }
+}
+
+function unlinkQuiet(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone (never written, or moved by rename)
   }
 }
 

@@ -146,6 +146,9 @@ async function listAll(paths: readonly string[], slice = 256): Promise<string[][
   return out;
 }
 
+/** A batch of at most this many events checks each with a lookup instead of listing the ticket. */
+const LOOK_UP_ONE_BY_ONE = 8;
+
 export class FileStore implements EventStore {
   readonly kind = 'file' as const;
   /** The store directory: the root, or `<root>/.tik` for a hidden store. */
@@ -243,10 +246,7 @@ export class FileStore implements EventStore {
         for (const e of unique) created.add(e.id);
       } else {
         const eventsPath = eventsDir(this.base, ticket);
-        const names = await listDir(eventsPath);
-        if (names.some((n) => n.startsWith('.tmp-'))) await removeStaleTemps(eventsPath, names);
-        const present = new Set(names.flatMap((n) => EVENT_FILE.exec(n)?.[1] ?? []));
-        if (names.includes(PACK_INDEX_FILE)) for (const id of await this.packedIds(ticket)) present.add(id);
+        const present = await this.presentOf(ticket, unique);
         const fresh = unique.filter((e) => !present.has(e.id));
         const made = await createFilesAtomic(eventsPath, files(fresh, ''), this.hooks);
         fresh.forEach((e, i) => made[i] && created.add(e.id));
@@ -257,6 +257,26 @@ export class FileStore implements EventStore {
     }
     // a repeated id counts once, as its first occurrence
     return events.map((e) => created.delete(e.id));
+  }
+
+  /**
+   * Which of `events` the ticket holds: a few are looked up one by one (the cost of a large
+   * ticket's listing must not be paid per event), more by one listing, which also clears what a
+   * killed writer left.
+   */
+  private async presentOf(ticket: string, events: readonly StoredEvent[]): Promise<Set<string>> {
+    const dir = eventsDir(this.base, ticket);
+    if (events.length <= LOOK_UP_ONE_BY_ONE) {
+      const present = new Set<string>();
+      for (const e of events) if (await exists(eventPath(this.base, ticket, e.id))) present.add(e.id);
+      if (present.size < events.length && (await exists(join(dir, PACK_INDEX_FILE)))) for (const id of await this.packedIds(ticket)) present.add(id);
+      return present;
+    }
+    const names = await listDir(dir);
+    if (names.some((n) => n.startsWith('.tmp-'))) await removeStaleTemps(dir, names);
+    const present = new Set(names.flatMap((n) => EVENT_FILE.exec(n)?.[1] ?? []));
+    if (names.includes(PACK_INDEX_FILE)) for (const id of await this.packedIds(ticket)) present.add(id);
+    return present;
   }
 
   /** Reads only the asked-for events: their loose files, and the pack only when one is missing. */
