@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsync, linkSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { link, mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { basename, dirname, join } from 'node:path';
 
@@ -87,14 +87,7 @@ export async function createFileAtomic(path: string, bytes: Uint8Array | string,
   const temp = await writeTemp(path, bytes, durable);
   try {
     await hooks.beforeRename?.(temp);
-    try {
-      await link(temp, path);
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (code === 'EEXIST') return false;
-      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') throw e;
-      await rename(temp, path);
-    }
+    if (!linkOrRename(temp, path)) return false;
     if (durable) await syncDir(dirname(path));
     return true;
   } finally {
@@ -178,30 +171,30 @@ export async function createDirWithFiles(dir: string, files: readonly BatchFile[
 }
 
 /**
- * Creates the files `dir/<name>` that do not exist yet (never overwrites), in the order given:
- * all are written under temporary names and flushed first, then each is linked into place in
- * order and the directory is flushed once. So a crash of the process leaves a prefix of the
- * batch, each file whole; once this returns, every file is as durable as `createFileAtomic` makes
- * one (flushed file, flushed directory). Returns, per file, whether this call created it.
+ * Puts `files` (plain names) into `dir`, in the order given: all are written into a temporary
+ * directory inside `dir` and flushed first, then each is renamed into place in order and `dir` is
+ * flushed once. So a crash of the process leaves a prefix of the batch, each file whole (and the
+ * temporary directory, which `removeStaleTemps` clears); once this returns, every file is as
+ * durable as `createFileAtomic` makes one (flushed file, flushed directory). A file already there
+ * under the same name is replaced: for callers whose names are content addresses (event files),
+ * whose bytes are fixed by their name. One directory operation per file besides its creation.
  */
-export async function createFilesAtomic(dir: string, files: readonly BatchFile[], hooks: AtomicWriteHooks = {}): Promise<boolean[]> {
+export async function moveFilesIntoPlace(dir: string, files: readonly BatchFile[], hooks: AtomicWriteHooks = {}): Promise<void> {
+  if (files.length === 0) return;
   const durable = hooks.durable ?? true;
-  await mkdir(dir, { recursive: true });
-  const tag = `${process.pid}.${randomBytes(6).toString('hex')}`;
-  const temps = files.map((f, i) => join(dir, `${TEMP_PREFIX}${i}.${basename(f.path)}.${tag}`));
-  const created: boolean[] = [];
+  const temp = join(dir, `${TEMP_PREFIX}batch.${process.pid}.${randomBytes(6).toString('hex')}`);
+  await mkdir(temp, { recursive: true });
   try {
-    await writeNewFiles(temps, files, durable);
+    const paths = files.map((f) => join(temp, basename(f.path)));
+    await writeNewFiles(paths, files, durable);
     for (let i = 0; i < files.length; i++) {
       if (i > 0 && i % WRITE_SLICE === 0) await yieldLoop();
-      await hooks.beforeRename?.(temps[i]!);
-      created.push(linkOrRename(temps[i]!, join(dir, files[i]!.path)));
+      await hooks.beforeRename?.(paths[i]!);
+      renameSync(paths[i]!, join(dir, basename(files[i]!.path)));
     }
-    if (durable && created.some((c) => c)) await syncDir(dir);
-    return created;
+    if (durable) await syncDir(dir);
   } finally {
-    // a linked temporary is a second name of the file; one never written is already gone
-    for (const t of temps) unlinkQuiet(t);
+    await rm(temp, { recursive: true, force: true });
   }
 }
 

@@ -11,8 +11,8 @@ import { cleanup, supportStore, tik } from '../../tik/cli/harness.js';
 import { Instant, Uuid, ednMapOf, kw } from '../../tik/sync/edn-helpers.js';
 
 // Issue 18: the receiver writes each ticket's events of a transfer as one batch (written and
-// flushed aside, linked into place in order, the directory flushed once). A real `tik sync`
-// process is SIGKILLed while it links a batch into place: what it left must verify (every stored
+// flushed aside, moved into place in order, the directory flushed once). A real `tik sync`
+// process is SIGKILLed while it moves a batch into place: what it left must verify (every stored
 // event whole, its parents stored), and the next sync must complete the store.
 
 const dirs: string[] = [];
@@ -61,7 +61,7 @@ async function parentClosed(store: EventStore, ticket: string): Promise<boolean>
   return events.every((e) => parseEvent(Buffer.from(e.bytes).toString('utf8'), e.id).parents.every((p) => ids.has(p)));
 }
 
-/** Runs `tik sync URL --pull` into `root` and SIGKILLs it when a ticket's first event is linked into place. */
+/** Runs `tik sync URL --pull` into `root` and SIGKILLs it when a ticket's first event of the batch is moved into place. */
 function syncKilledMidBatch(root: string, url: string): Promise<string | null> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [distBin('tik'), '--root', root, 'sync', url, '--pull'], { stdio: 'ignore', env: { ...process.env, HOME: root } });
@@ -69,7 +69,7 @@ function syncKilledMidBatch(root: string, url: string): Promise<string | null> {
     const before = new Map(TICKETS.map((t) => [t, stored(root, t).length] as const));
     const watchers: FSWatcher[] = TICKETS.map((t) =>
       watch(join(root, 'tickets', t, 'events'), (_e, name) => {
-        // a final name (not a temporary) that was not there: the batch is being linked
+        // a final name (not a temporary) that was not there: the batch is being moved into place
         if (name !== null && /^sha256-[0-9a-f]{64}\.edn$/.test(name) && stored(root, t).length > before.get(t)!) child.kill('SIGKILL');
       }),
     );
@@ -82,7 +82,7 @@ function syncKilledMidBatch(root: string, url: string): Promise<string | null> {
 }
 
 describe('a receiver killed mid-batch leaves a store that verifies, and the next sync completes it', () => {
-  it('SIGKILL while a batch is linked: parent-closed prefixes, verify passes, a re-sync brings the rest', async () => {
+  it('SIGKILL while a batch is moved into place: parent-closed prefixes, verify passes, a re-sync brings the rest', async () => {
     const src = await supportStore();
     const dst = await supportStore();
     dirs.push(src, dst);
@@ -111,7 +111,7 @@ describe('a receiver killed mid-batch leaves a store that verifies, and the next
       const resync = await tik(dst, ['sync', url, '--pull', '--json']);
       expect(resync.code).toBe(0);
       for (const t of TICKETS) expect(stored(dst, t).sort()).toEqual(stored(src, t).sort());
-      // what the killed writers left aside is gone once the store is listed again
+      // what the killed writers left aside (a .tmp- directory) is gone once the store is listed again
       for (const t of TICKETS) {
         await target.events(t);
         expect(readdirSync(join(dst, 'tickets', t, 'events')).filter((n) => n.startsWith('.tmp-'))).toEqual([]);

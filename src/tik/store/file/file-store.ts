@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createDirWithFiles, createFileAtomic, createFilesAtomic, removeStaleTemps, writeFileAtomic, type AtomicWriteHooks, type BatchFile } from '../../../core/fs-atomic.js';
+import { createDirWithFiles, createFileAtomic, moveFilesIntoPlace, removeStaleTemps, writeFileAtomic, type AtomicWriteHooks, type BatchFile } from '../../../core/fs-atomic.js';
 import { CodedError } from '../../../core/errors.js';
 import type { AllowedSigner } from '../../../core/sshsig.js';
 import { TikError } from '../../errors.js';
@@ -228,8 +228,8 @@ export class FileStore implements EventStore {
   /**
    * One batch of a ticket's events (parents first): a ticket this store does not hold yet is built
    * aside whole and renamed into place (it appears with every event of the batch, or not at all);
-   * otherwise one listing finds what is new, which is written and flushed under temporary names,
-   * linked into place in order, and the directory flushed once. A crash leaves a prefix.
+   * otherwise one listing finds what is new, which is written and flushed in a temporary
+   * directory, moved into place in order, and the directory flushed once. A crash leaves a prefix.
    */
   async appendBatch(ticket: string, events: readonly StoredEvent[]): Promise<readonly boolean[]> {
     checkTicket(ticket);
@@ -248,8 +248,9 @@ export class FileStore implements EventStore {
         const eventsPath = eventsDir(this.base, ticket);
         const present = await this.presentOf(ticket, unique);
         const fresh = unique.filter((e) => !present.has(e.id));
-        const made = await createFilesAtomic(eventsPath, files(fresh, ''), this.hooks);
-        fresh.forEach((e, i) => made[i] && created.add(e.id));
+        // event names are content addresses: a same-named file that raced in has these very bytes
+        await moveFilesIntoPlace(eventsPath, files(fresh, ''), this.hooks);
+        for (const e of fresh) created.add(e.id);
       }
     } catch (e) {
       if (e instanceof CodedError) throw e;
