@@ -2,13 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mintEvent, parseEvent } from '../../../src/tik/kernel/index.js';
+import { parseEvent } from '../../../src/tik/kernel/index.js';
 import { buildTikServer } from '../../../src/tik/server/index.js';
 import { FileStore } from '../../../src/tik/store/file/file-store.js';
 import type { EventStore } from '../../../src/tik/store/store.js';
 import { distBin } from '../../support/processes.js';
 import { cleanup, supportStore, tik } from '../../tik/cli/harness.js';
-import { Instant, Uuid, ednMapOf, kw } from '../../tik/sync/edn-helpers.js';
+import { chainEvents } from '../../tik/sync/chain-events.js';
 
 // Issue 18: the receiver writes each ticket's events of a transfer as one batch (written and
 // flushed aside, moved into place in order, the directory flushed once). A real `tik sync`
@@ -29,19 +29,9 @@ const ALREADY = 50;
 /** Each ticket: a create, then a chain of asserts (the first `ALREADY` also written to `early`). */
 async function writeChains(store: EventStore, early: EventStore): Promise<void> {
   for (const ticket of TICKETS) {
-    let parent: string | undefined;
-    for (let i = 0; i < EVENTS; i++) {
-      const m = mintEvent({
-        ticket: new Uuid(ticket),
-        type: kw(i === 0 ? 'ticket/create' : 'fact/assert'),
-        actor: 'seb',
-        at: new Instant(Date.parse('2026-07-01T00:00:00Z') + i * 1000),
-        parents: parent === undefined ? [] : [parent],
-        body: i === 0 ? ednMapOf({ 'ticket/title': 't', 'ticket/process': kw('support-request') }) : ednMapOf({ 'fact/path': [kw('n')], 'fact/value': BigInt(i) }),
-      });
-      await store.append(ticket, m.event.id, Buffer.from(m.text));
-      if (i < ALREADY) await early.append(ticket, m.event.id, Buffer.from(m.text));
-      parent = m.event.id;
+    for (const [i, e] of chainEvents(ticket, EVENTS, 'support-request').entries()) {
+      await store.append(ticket, e.id, e.bytes);
+      if (i < ALREADY) await early.append(ticket, e.id, e.bytes);
     }
   }
 }

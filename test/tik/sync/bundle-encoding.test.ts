@@ -5,13 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mintEvent } from '../../../src/tik/kernel/index.js';
 import { buildTikServer, type TikServer } from '../../../src/tik/server/index.js';
 import { FileStore } from '../../../src/tik/store/file/file-store.js';
 import { BUNDLE_ENCODING_HEADER } from '../../../src/tik/sync/bundle-encoding.js';
 import { decodeBundle, encodeIdList, httpTransport, SyncResponder, syncWith, type SyncTransport } from '../../../src/tik/sync/index.js';
 import { TikError } from '../../../src/tik/errors.js';
-import { Instant, Uuid, ednMapOf, kw } from './edn-helpers.js';
+import { chainEvents } from './chain-events.js';
 import { fakePeer, type FakePeer } from './fake-peer.js';
 import { TestMemoryStore } from './memory-store.js';
 
@@ -30,19 +29,9 @@ async function servedStore(n: number): Promise<{ url: string; store: FileStore; 
   const dir = mkdtempSync(join(tmpdir(), 'tik-encoding-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const store = new FileStore(dir, { durable: false });
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const m = mintEvent({
-      ticket: new Uuid(TICKET),
-      type: kw(i === 0 ? 'ticket/create' : 'fact/assert'),
-      actor: 'seb',
-      at: new Instant(Date.parse('2026-07-01T00:00:00Z') + i * 1000),
-      parents: i === 0 ? [] : [ids[i - 1]!],
-      body: i === 0 ? ednMapOf({ 'ticket/title': 't', 'ticket/process': kw('p') }) : ednMapOf({ 'fact/path': [kw('n')], 'fact/value': BigInt(i) }),
-    });
-    await store.append(TICKET, m.event.id, Buffer.from(m.text));
-    ids.push(m.event.id);
-  }
+  const events = chainEvents(TICKET, n);
+  for (const e of events) await store.append(TICKET, e.id, e.bytes);
+  const ids = events.map((e) => e.id);
   const server = await buildTikServer({ root: dir, store });
   cleanups.push(() => server.close());
   const url = await server.app.listen({ port: 0, host: '127.0.0.1' });

@@ -2,11 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mintEvent } from '../../../src/tik/kernel/index.js';
 import { FileStore } from '../../../src/tik/store/file/file-store.js';
 import type { EventStore, StoredEvent } from '../../../src/tik/store/store.js';
 import { collectBundle, indexStore } from '../../../src/tik/sync/index.js';
-import { Instant, Uuid, ednMapOf, kw } from './edn-helpers.js';
+import { chainEvents } from './chain-events.js';
 import { signatureSidecar, testKey } from './test-keys.js';
 
 // Issue 18: collecting a batch read every event of every ticket the batch touched, so a full sync
@@ -19,22 +18,11 @@ afterEach(() => {
 
 const ticketN = (n: number): string => `018f2f6e-7c1a-7000-8000-${n.toString(16).padStart(12, '0')}`;
 
-/** A ticket of `n` events: a create, then a chain of asserts. */
+/** A ticket of `n` chained events, appended; their ids in order. */
 async function writeChain(store: EventStore, ticket: string, n: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const m = mintEvent({
-      ticket: new Uuid(ticket),
-      type: kw(i === 0 ? 'ticket/create' : 'fact/assert'),
-      actor: 'seb',
-      at: new Instant(Date.parse('2026-07-01T00:00:00Z') + i * 1000),
-      parents: i === 0 ? [] : [ids[i - 1]!],
-      body: i === 0 ? ednMapOf({ 'ticket/title': 't', 'ticket/process': kw('p') }) : ednMapOf({ 'fact/path': [kw('n')], 'fact/value': BigInt(i) }),
-    });
-    await store.append(ticket, m.event.id, Buffer.from(m.text));
-    ids.push(m.event.id);
-  }
-  return ids;
+  const events = chainEvents(ticket, n);
+  for (const e of events) await store.append(ticket, e.id, e.bytes);
+  return events.map((e) => e.id);
 }
 
 /** A real FileStore whose event reads (by any method) are counted, event by event. */
