@@ -29,7 +29,7 @@ const ALREADY = 50;
 /** Each ticket: a create, then a chain of asserts (the first `ALREADY` also written to `early`). */
 async function writeChains(store: EventStore, early: EventStore): Promise<void> {
   for (const ticket of TICKETS) {
-    for (const [i, e] of chainEvents(ticket, EVENTS, 'support-request').entries()) {
+    for (const [i, e] of chainEvents(ticket, EVENTS, { process: 'support-request' }).entries()) {
       await store.append(ticket, e.id, e.bytes);
       if (i < ALREADY) await early.append(ticket, e.id, e.bytes);
     }
