@@ -5,6 +5,7 @@ import { TikError } from '../errors.js';
 import { ShardStore } from '../shard/shard-store.js';
 import type { EventStore } from '../store/store.js';
 import type { Bundle } from '../sync/bundle.js';
+import { acceptsGzipBundle, BUNDLE_ENCODING, BUNDLE_ENCODING_HEADER, gzipBundle } from '../sync/bundle-encoding.js';
 import { SYNC_PATHS } from '../sync/http-transport.js';
 import { SYNC_LIMITS } from '../sync/limits.js';
 import { SyncResponder } from '../sync/responder.js';
@@ -94,7 +95,14 @@ export function syncRoutes(store: EventStore, options: ReconcileOptions & { read
     app.post(SYNC_PATHS.fetch, (req, res) =>
       handle(res, () => {
         guard.authorizeRead?.(req);
-        return gated(async () => responder.fetch(await body(req, 10 + 32 * SYNC_LIMITS.fetchIds, 'a fetch request')));
+        return gated(async () => {
+          const bundle = await responder.fetch(await body(req, 10 + 32 * SYNC_LIMITS.fetchIds, 'a fetch request'));
+          // only for an initiator that asked (bundle-encoding.ts: older initiators cannot decode)
+          if (!acceptsGzipBundle(req.headers[BUNDLE_ENCODING_HEADER])) return bundle;
+          const packed = await gzipBundle(bundle);
+          res.header('content-encoding', BUNDLE_ENCODING);
+          return packed;
+        });
       }),
     );
     app.post(SYNC_PATHS.push, (req, res) =>

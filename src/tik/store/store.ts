@@ -59,6 +59,19 @@ export interface EventStore {
   events(ticket: string): Promise<readonly StoredEvent[]>;
   /** Every ticket that has a directory/rows in the store (lower-case uuids), sorted. */
   ticketIds(): Promise<readonly string[]>;
+  /**
+   * Stores events of one ticket as one batch, in the order given (parents before children; every
+   * id checked as `append` does, before anything is written). Returns, per event, true if it was
+   * new. Optional: a bulk writer (sync) calls `append` per event when it is absent. A crash leaves
+   * a prefix of the batch (each event whole); once it returns, the batch is as durable as `append`
+   * would have made it.
+   */
+  appendBatch?(ticket: string, events: readonly StoredEvent[]): Promise<readonly boolean[]>;
+  /**
+   * The stored events of `ticket` among `ids`, reading only those (absent ids are left out, in no
+   * particular order). Optional: callers read `eventBytes` per id when it is absent.
+   */
+  eventsById?(ticket: string, ids: readonly string[]): Promise<readonly StoredEvent[]>;
   hasEvent(ticket: string, id: string): Promise<boolean>;
   /** The exact bytes appended, or undefined if the event is absent. */
   eventBytes(ticket: string, id: string): Promise<Uint8Array | undefined>;

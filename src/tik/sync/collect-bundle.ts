@@ -1,6 +1,6 @@
 import { Keyword } from '../edn/value.js';
 import { parseEvent, type TikEvent } from '../kernel/index.js';
-import type { EventStore } from '../store/store.js';
+import type { EventStore, StoredEvent } from '../store/store.js';
 import { SIDECAR_NAME, sha256Id } from '../store/store-names.js';
 import type { Bundle, BundleBlob, BundleEvent, BundleProcessSidecar, BundleSidecar } from './bundle.js';
 import { parentsFirst } from './parents-first.js';
@@ -12,7 +12,8 @@ const MIGRATE_HASH = Keyword.of('process/hash');
 
 /**
  * Gathers the events with the given ids (the index says where each lives; a sidecar id stands for
- * its event) and what travels with them: signature/witness sidecars, blobs their attachments name, and the archived definitions
+ * its event), reading only those events, and what travels with them: the signature/witness
+ * sidecars the index lists for them, blobs their attachments name, and the archived definitions
  * their creates and migrations pin. Events are grouped by ticket, parents before children.
  * Ids the store does not hold, and events whose bytes no longer hash to their id or parse, are
  * left out (the peer will reconcile again next round). With `maxBytes`, the bundle stops at the
@@ -45,8 +46,7 @@ export async function collectBundle(store: EventStore, index: Pick<StoreIndex, '
   for (const ticket of [...byTicket.keys()].sort()) {
     const wanted = byTicket.get(ticket)!;
     const parsed: { id: string; at: number; parents: readonly string[]; event: TikEvent; bytes: Uint8Array }[] = [];
-    for (const s of await store.events(ticket)) {
-      if (!wanted.has(s.id)) continue;
+    for (const s of await wantedEvents(store, ticket, [...wanted])) {
       // the index may predate damage to the file (it reads each id's bytes once per process):
       // never send what does not hash to its id or does not parse
       if (sha256Id(s.bytes) !== s.id) continue;
@@ -87,9 +87,8 @@ export async function collectBundle(store: EventStore, index: Pick<StoreIndex, '
         processSidecars.push(...signatures);
       }
     }
-    for (const name of await store.sidecarNames(ticket)) {
-      const m = SIDECAR_NAME.exec(name);
-      if (!m || !sent.has(m[1]!)) continue;
+    for (const name of sidecarNamesOf(index).get(ticket) ?? []) {
+      if (!sent.has(SIDECAR_NAME.exec(name)![1]!)) continue;
       const bytes = await store.readSidecar(ticket, name);
       if (bytes && size + bytes.length + name.length + RECORD <= maxBytes) {
         sidecars.push({ ticket, name, bytes });
@@ -99,6 +98,34 @@ export async function collectBundle(store: EventStore, index: Pick<StoreIndex, '
     if (full) break;
   }
   return { processes: [...processes.values()], blobs, events, sidecars, ...(processSidecars.length > 0 ? { processSidecars } : {}) };
+}
+
+/** The asked-for events of a ticket, reading only those (one event at a time when the store has no bulk read). */
+async function wantedEvents(store: EventStore, ticket: string, ids: readonly string[]): Promise<readonly StoredEvent[]> {
+  if (store.eventsById !== undefined) return store.eventsById(ticket, ids);
+  const out: StoredEvent[] = [];
+  for (const id of ids) {
+    const bytes = await store.eventBytes(ticket, id);
+    if (bytes !== undefined) out.push({ id, bytes });
+  }
+  return out;
+}
+
+/** Ticket → the sidecar names the index holds, sorted (built once per index). */
+const sidecarNamesCache = new WeakMap<object, ReadonlyMap<string, readonly string[]>>();
+function sidecarNamesOf(index: Pick<StoreIndex, 'sidecarOf'>): ReadonlyMap<string, readonly string[]> {
+  let names = sidecarNamesCache.get(index.sidecarOf);
+  if (names === undefined) {
+    const m = new Map<string, string[]>();
+    for (const { ticket, name } of index.sidecarOf.values()) {
+      const list = m.get(ticket);
+      if (list) list.push(name);
+      else m.set(ticket, [name]);
+    }
+    for (const list of m.values()) list.sort();
+    sidecarNamesCache.set(index.sidecarOf, (names = m));
+  }
+  return names;
 }
 
 /** The publication signatures (`<hash>.sig.<fpr16>`) stored beside an archived definition. */

@@ -1,5 +1,6 @@
 import type { ErrorDetails } from '../../core/errors.js';
 import { TikError } from '../errors.js';
+import { BUNDLE_ENCODING, BUNDLE_ENCODING_HEADER } from './bundle-encoding.js';
 import { SYNC_LIMITS } from './limits.js';
 import { readCapped } from './read-capped.js';
 import type { ReceiveSummary } from './receive-bundle.js';
@@ -63,12 +64,12 @@ export function httpTransport(baseUrl: string, options: HttpTransportOptions = {
     const cause = (e as Error).cause instanceof Error ? ((e as Error).cause as Error).message : (e as Error).message;
     return new TikError('sync/unreachable', `cannot reach ${url.href}: ${cause}`, { where: url.href, hint: 'is `tik serve` running there? nothing was lost; the next sync resumes' });
   };
-  const post = async (path: string, body: Uint8Array, max: number, what: string): Promise<Uint8Array> => {
+  const post = async (path: string, body: Uint8Array, max: number, what: string, extra: Readonly<Record<string, string>> = {}): Promise<Uint8Array> => {
     const url = new URL(path, base);
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
     try {
-      const res = await fetch(url, { method: 'POST', headers: { ...options.headers, 'content-type': 'application/octet-stream' }, body, signal });
+      const res = await fetch(url, { method: 'POST', headers: { ...options.headers, ...extra, 'content-type': 'application/octet-stream' }, body, signal });
       if (!res.ok) {
         let detail = `${res.status} ${res.statusText}`;
         let peerCode: string | undefined;
@@ -94,7 +95,8 @@ export function httpTransport(baseUrl: string, options: HttpTransportOptions = {
   };
   return {
     reconcile: (m) => post(SYNC_PATHS.reconcile, m, maxReconcile, 'a reconciliation answer'),
-    fetch: (m) => post(SYNC_PATHS.fetch, m, maxBundle, 'a fetch answer'),
+    // a fetch answer may come gzip-compressed (fetch decodes it; the cap holds for the decoded bundle)
+    fetch: (m) => post(SYNC_PATHS.fetch, m, maxBundle, 'a fetch answer', { [BUNDLE_ENCODING_HEADER]: BUNDLE_ENCODING }),
     push: async (b) => {
       const body = await post(SYNC_PATHS.push, b, SUMMARY_BYTES, 'a push summary');
       try {

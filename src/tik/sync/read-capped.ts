@@ -12,6 +12,9 @@ export async function readCapped(res: Response, max: number, where: string, what
       hint: 'the peer answered more than was asked for; it is given up on for this sync (nothing past the limit was read)',
     });
   const declared = res.headers.get('content-length');
+  // A compressed body (decoded by fetch as it is read) declares its compressed length: the cap
+  // still holds for the decoded bytes, but no exact buffer can be sized from it.
+  const encoded = (res.headers.get('content-encoding') ?? 'identity').trim().toLowerCase() !== 'identity';
   const size = declared !== null && /^\d+$/.test(declared) ? Number(declared) : undefined;
   if (size !== undefined && size > max) {
     await res.body?.cancel().catch(() => undefined);
@@ -20,7 +23,7 @@ export async function readCapped(res: Response, max: number, where: string, what
   if (res.body === null) return new Uint8Array(0);
   const reader = res.body.getReader();
   // With a declared length, one exact buffer (no second copy); otherwise chunks joined at the end.
-  const exact = size !== undefined ? new Uint8Array(size) : undefined;
+  const exact = size !== undefined && !encoded ? new Uint8Array(size) : undefined;
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {

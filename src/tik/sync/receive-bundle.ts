@@ -118,7 +118,8 @@ async function receiveDecoded(store: EventStore, bundle: Bundle, options: Receiv
   let stored = 0;
   let present = 0;
   // Parents-first matters within a ticket only, so tickets are written a few at a time (the
-  // store's I/O latency, not CPU, bounds a transfer); each ticket's events stay strictly in order.
+  // store's I/O latency, not CPU, bounds a transfer); each ticket's events are one batch, written
+  // strictly in order (a crash leaves a parent-closed prefix) and flushed before this returns.
   const byTicket = new Map<string, (typeof ok.events)[number][]>();
   for (const e of ok.events) {
     const list = byTicket.get(e.ticket);
@@ -128,8 +129,8 @@ async function receiveDecoded(store: EventStore, bundle: Bundle, options: Receiv
   const queue = [...byTicket.values()];
   const worker = async (): Promise<void> => {
     for (let list = queue.shift(); list !== undefined; list = queue.shift()) {
-      for (const e of list) {
-        if (await store.append(e.ticket, e.id, e.bytes)) stored++;
+      for (const isNew of await appendTicket(store, list)) {
+        if (isNew) stored++;
         else present++;
       }
     }
@@ -137,6 +138,15 @@ async function receiveDecoded(store: EventStore, bundle: Bundle, options: Receiv
   await Promise.all(Array.from({ length: Math.min(APPEND_CONCURRENCY, queue.length) }, worker));
   for (const s of ok.sidecars) if (await store.putSidecar(s.ticket, s.name, s.bytes)) sidecars++;
   return { stored, present, sidecars, blobs, processes, ...(ok.deferred.length > 0 ? { deferred: ok.deferred.length } : {}), ...(refused.length > 0 ? { refused } : {}) };
+}
+
+/** Stores one ticket's admitted events, parents first: one batch where the store offers it. */
+async function appendTicket(store: EventStore, list: readonly { readonly ticket: string; readonly id: string; readonly bytes: Uint8Array }[]): Promise<readonly boolean[]> {
+  const ticket = list[0]!.ticket;
+  if (store.appendBatch !== undefined) return store.appendBatch(ticket, list);
+  const out: boolean[] = [];
+  for (const e of list) out.push(await store.append(ticket, e.id, e.bytes));
+  return out;
 }
 
 /** Options for `receiveStream`. */

@@ -61,7 +61,7 @@ const limitError = (what: string, hint: string): TikError => new TikError('sync/
 export async function syncWith(local: EventStore, peer: SyncTransport, options: SyncOptions = {}): Promise<SyncReport> {
   const limits: SyncLimits = { ...SYNC_LIMITS, ...options.limits };
   const direction = options.direction ?? 'both';
-  const batch = Math.min(options.batch ?? 1000, limits.fetchIds);
+  const batch = Math.min(options.batch ?? 10_000, limits.fetchIds);
   const checkAborted = (): void => {
     if (options.signal?.aborted) throw new TikError('sync/aborted', 'the sync was stopped', { where: 'sync session', hint: 'nothing was lost; the next sync resumes' });
   };

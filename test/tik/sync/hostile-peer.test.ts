@@ -53,7 +53,7 @@ describe('a hostile sync peer is given up on', () => {
     });
     peers.push(peer);
     const lines: string[] = [];
-    const e = await failure(syncWith(new TestMemoryStore(), httpTransport(peer.url), { limits: { sessionIds: 20_000 }, onProgress: (l) => lines.push(l) }));
+    const e = await failure(syncWith(new TestMemoryStore(), httpTransport(peer.url), { limits: { sessionIds: 20_000 }, batch: 1000, onProgress: (l) => lines.push(l) }));
     expect(lines[0]).toMatch(/20000 to pull, 0 to push \(stopped at 20000 ids/);
     expect(peer.calls.get('/sync/v1/reconcile')).toBe(4);
     expect(peer.calls.get('/sync/v1/fetch')).toBe(1);

@@ -4,12 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mintEvent } from '../../../src/tik/kernel/index.js';
 import { initStore } from '../../../src/tik/store/file/open-file-store.js';
 import { MemoryStore } from '../../../src/tik/store/memory/memory-store.js';
 import type { EventStore } from '../../../src/tik/store/store.js';
 import { SyncResponder, decodeBundle, encodeIdList, indexStore, type StoreIndex } from '../../../src/tik/sync/index.js';
-import { Instant, Uuid, ednMapOf, kw } from './edn-helpers.js';
+import { chainEvents } from './chain-events.js';
 
 const temps: string[] = [];
 afterEach(() => {
@@ -18,21 +17,7 @@ afterEach(() => {
 
 // Every test mints events no other test has seen (a fresh ticket uuid each), so the index's
 // process-wide cache of event times starts cold for them.
-function chain(ticket: string, n: number, t0 = Date.parse('2026-07-01T00:00:00Z')): { id: string; bytes: Buffer }[] {
-  const out: { id: string; bytes: Buffer }[] = [];
-  for (let i = 0; i < n; i++) {
-    const m = mintEvent({
-      ticket: new Uuid(ticket),
-      type: kw(i === 0 ? 'ticket/create' : 'fact/assert'),
-      actor: 'seb',
-      at: new Instant(t0 + i * 1000),
-      parents: i === 0 ? [] : [out[i - 1]!.id],
-      body: i === 0 ? ednMapOf({ 'ticket/title': 't', 'ticket/process': kw('p') }) : ednMapOf({ 'fact/path': [kw('n')], 'fact/value': BigInt(i) }),
-    });
-    out.push({ id: m.event.id, bytes: Buffer.from(m.text) });
-  }
-  return out;
-}
+const chain = (ticket: string, n: number, t0?: number): { id: string; bytes: Buffer }[] => chainEvents(ticket, n, t0 === undefined ? {} : { t0 });
 
 interface Counts {
   events: number;

@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, type Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createDirWithFile, createFileAtomic, removeStaleTemps, writeFileAtomic, type AtomicWriteHooks } from '../../../core/fs-atomic.js';
+import { createDirWithFiles, createFileAtomic, moveFilesIntoPlace, removeStaleTemps, writeFileAtomic, type AtomicWriteHooks, type BatchFile } from '../../../core/fs-atomic.js';
 import { CodedError } from '../../../core/errors.js';
 import type { AllowedSigner } from '../../../core/sshsig.js';
 import { TikError } from '../../errors.js';
@@ -104,14 +104,25 @@ function ioError(e: unknown, path: string): TikError {
  * is several times faster than promise-based reads (one thread-pool round trip each for open,
  * stat, read and close), and yielding between slices keeps a server's event loop responsive.
  */
-async function readAll(paths: readonly string[], slice = 256): Promise<Buffer[]> {
-  const out: Buffer[] = [];
+async function readAll(paths: readonly string[]): Promise<Buffer[]> {
+  const out = await readAllPresent(paths);
+  return out.map((b, i) => b ?? throwMissing(paths[i]!));
+}
+
+function throwMissing(path: string): never {
+  throw ioError(Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' }), path);
+}
+
+/** `readAll`, where a missing file reads as undefined. */
+async function readAllPresent(paths: readonly string[], slice = 256): Promise<(Buffer | undefined)[]> {
+  const out: (Buffer | undefined)[] = [];
   for (let i = 0; i < paths.length; i++) {
     if (i > 0 && i % slice === 0) await new Promise<void>((r) => setImmediate(r));
     try {
       out.push(readFileSync(paths[i]!));
     } catch (e) {
-      throw ioError(e, paths[i]!);
+      if (!isMissing(e)) throw ioError(e, paths[i]!);
+      out.push(undefined);
     }
   }
   return out;
@@ -134,6 +145,9 @@ async function listAll(paths: readonly string[], slice = 256): Promise<string[][
   }
   return out;
 }
+
+/** A batch of at most this many events checks each with a lookup instead of listing the ticket. */
+const LOOK_UP_ONE_BY_ONE = 8;
 
 export class FileStore implements EventStore {
   readonly kind = 'file' as const;
@@ -202,13 +216,86 @@ export class FileStore implements EventStore {
     // crash never leaves an empty ticket that listings and verify would trip over.
     if (!(await exists(ticketDir(this.base, ticket)))) {
       try {
-        if (await createDirWithFile(ticketDir(this.base, ticket), join('events', `${id}.edn`), bytes, this.hooks)) return true;
+        if (await createDirWithFiles(ticketDir(this.base, ticket), [{ path: join('events', `${id}.edn`), bytes }], this.hooks)) return true;
       } catch (e) {
         if (e instanceof CodedError) throw e;
         throw ioError(e, ticketDir(this.base, ticket));
       }
     }
     return this.create(eventPath(this.base, ticket, id), bytes);
+  }
+
+  /**
+   * One batch of a ticket's events (parents first): a ticket this store does not hold yet is built
+   * aside whole and renamed into place (it appears with every event of the batch, or not at all);
+   * otherwise one listing finds what is new, which is written and flushed in a temporary
+   * directory, moved into place in order, and the directory flushed once. A crash leaves a prefix.
+   */
+  async appendBatch(ticket: string, events: readonly StoredEvent[]): Promise<readonly boolean[]> {
+    checkTicket(ticket);
+    for (const e of events) {
+      checkContentId(e.id);
+      checkBytesMatch(e.id, e.bytes, `ticket ${ticket}`);
+    }
+    const dir = ticketDir(this.base, ticket);
+    const unique = [...new Map(events.map((e) => [e.id, e] as const)).values()];
+    const files = (list: readonly StoredEvent[], prefix: string): BatchFile[] => list.map((e) => ({ path: join(prefix, `${e.id}.edn`), bytes: e.bytes }));
+    const created = new Set<string>();
+    try {
+      if (unique.length > 0 && !(await exists(dir)) && (await createDirWithFiles(dir, files(unique, 'events'), this.hooks))) {
+        for (const e of unique) created.add(e.id);
+      } else {
+        const eventsPath = eventsDir(this.base, ticket);
+        const present = await this.presentOf(ticket, unique);
+        const fresh = unique.filter((e) => !present.has(e.id));
+        // event names are content addresses: a same-named file that raced in has these very bytes
+        await moveFilesIntoPlace(eventsPath, files(fresh, ''), this.hooks);
+        for (const e of fresh) created.add(e.id);
+      }
+    } catch (e) {
+      if (e instanceof CodedError) throw e;
+      throw ioError(e, dir);
+    }
+    // a repeated id counts once, as its first occurrence
+    return events.map((e) => created.delete(e.id));
+  }
+
+  /**
+   * Which of `events` the ticket holds: a few are looked up one by one (the cost of a large
+   * ticket's listing must not be paid per event), more by one listing, which also clears what a
+   * killed writer left.
+   */
+  private async presentOf(ticket: string, events: readonly StoredEvent[]): Promise<Set<string>> {
+    const dir = eventsDir(this.base, ticket);
+    if (events.length <= LOOK_UP_ONE_BY_ONE) {
+      const present = new Set<string>();
+      for (const e of events) if (await exists(eventPath(this.base, ticket, e.id))) present.add(e.id);
+      if (present.size < events.length && (await exists(join(dir, PACK_INDEX_FILE)))) for (const id of await this.packedIds(ticket)) present.add(id);
+      return present;
+    }
+    const names = await listDir(dir);
+    if (names.some((n) => n.startsWith('.tmp-'))) await removeStaleTemps(dir, names);
+    const present = new Set(names.flatMap((n) => EVENT_FILE.exec(n)?.[1] ?? []));
+    if (names.includes(PACK_INDEX_FILE)) for (const id of await this.packedIds(ticket)) present.add(id);
+    return present;
+  }
+
+  /** Reads only the asked-for events: their loose files, and the pack only when one is missing. */
+  async eventsById(ticket: string, ids: readonly string[]): Promise<readonly StoredEvent[]> {
+    checkTicket(ticket);
+    ids.forEach((id) => checkContentId(id));
+    const out: StoredEvent[] = [];
+    const missing: string[] = [];
+    const bytes = await readAllPresent(ids.map((id) => eventPath(this.base, ticket, id)));
+    ids.forEach((id, i) => (bytes[i] !== undefined ? out.push(Object.freeze({ id, bytes: bytes[i] })) : missing.push(id)));
+    if (missing.length > 0) {
+      const packed = await this.packed(ticket);
+      for (const id of missing) {
+        const b = packed.get(id);
+        if (b !== undefined) out.push(Object.freeze({ id, bytes: b }));
+      }
+    }
+    return out;
   }
 
   async events(ticket: string): Promise<readonly StoredEvent[]> {

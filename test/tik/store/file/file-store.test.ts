@@ -327,3 +327,49 @@ describe('actors', () => {
     await expect(s.writeNamedProcess('track.tests', '{}')).rejects.toMatchObject({ code: 'store/bad-process-name' });
   });
 });
+
+describe('batched appends and reads by id (the sync bulk path)', () => {
+  const events = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => ({ id: idOf(eventBytesFor(from + i, T)), bytes: eventBytesFor(from + i, T) }));
+
+  it('a new ticket appears whole, with every event of the batch, and nothing is left aside', async () => {
+    const root = tempDir();
+    const s = await initStore(root);
+    const batch = events(0, 20);
+    expect(await s.appendBatch(T, batch)).toEqual(batch.map(() => true));
+    expect((await s.events(T)).map((e) => e.id).sort()).toEqual(batch.map((e) => e.id).sort());
+    expect(readdirSync(join(root, 'tickets')).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
+    expect(readdirSync(join(root, 'tickets', T, 'events')).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
+  });
+
+  it('an existing ticket gets only what is new; a repeated id counts once, large and small batches alike', async () => {
+    const s = await initStore(tempDir());
+    await s.appendBatch(T, events(0, 10));
+    const large = [...events(5, 30), ...events(12, 13)];
+    expect(await s.appendBatch(T, large)).toEqual([...events(5, 30).map((_, i) => i >= 5), false]);
+    const small = [...events(29, 33), ...events(31, 32)];
+    expect(await s.appendBatch(T, small)).toEqual([false, true, true, true, false]);
+    expect((await s.events(T)).length).toBe(33);
+  });
+
+  it('a batch with one event that does not hash to its id writes nothing', async () => {
+    const root = tempDir();
+    const s = await initStore(root);
+    await s.appendBatch(T, events(0, 3));
+    const before = tree(root);
+    const bad = [...events(3, 12), { id: idOf(eventBytesFor(40, T)), bytes: eventBytesFor(41, T) }];
+    await expect(s.appendBatch(T, bad)).rejects.toMatchObject({ code: 'store/hash-mismatch' });
+    await expect(s.appendBatch('018f2f6e-7c1a-7000-8000-00000000000b', bad)).rejects.toMatchObject({ code: 'store/hash-mismatch' });
+    expect(tree(root)).toEqual(before);
+  });
+
+  it('eventsById reads the asked-for events that are stored, and nothing else', async () => {
+    const s = await initStore(tempDir());
+    const stored = events(0, 12);
+    await s.appendBatch(T, stored);
+    const asked = [stored[3]!.id, stored[9]!.id, idOf(eventBytesFor(77, T))];
+    const got = await s.eventsById(T, asked);
+    expect(got.map((e) => e.id).sort()).toEqual([stored[3]!.id, stored[9]!.id].sort());
+    for (const e of got) expect(Buffer.from(e.bytes).equals(Buffer.from(stored.find((x) => x.id === e.id)!.bytes))).toBe(true);
+    expect(await s.eventsById('018f2f6e-7c1a-7000-8000-00000000000c', asked)).toEqual([]);
+  });
+});
