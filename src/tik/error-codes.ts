@@ -75,6 +75,7 @@ export const TIK_ERROR_CODES = [
   'process/unresolved',
   'probe/bad-output',
   'probe/failed',
+  'probe/timeout',
   'probe/unprobeable',
   'recur/bad-cadence',
   'recur/bad-config',

@@ -87,6 +87,7 @@ const TABLE = {
   'process/unresolved': { http: 422, exit: 1 },
   'probe/bad-output': { http: 502, exit: 1 },
   'probe/failed': { http: 502, exit: 1 },
+  'probe/timeout': { http: 504, exit: 1 },
   'probe/unprobeable': { http: 422, exit: 1 },
   'recur/bad-cadence': { http: 422, exit: 1 },
   'recur/bad-config': { http: 422, exit: 1 },
