@@ -1,7 +1,8 @@
 /**
  * The `ls` index (issue 18; ADR 0013: derived data, never authority): per ticket, the `ls` row of
- * its last derivation, kept in the store's derived directory and served instead of reading,
- * parsing and deriving the ticket again while its key still holds:
+ * its last derivation and what a selector reads of it (`ls --where`, `search`; all but signatures,
+ * which are read from the store when a selector asks), kept in the store's derived directory and
+ * served instead of reading, parsing and deriving the ticket again while its key still holds:
  * - the ticket's event-set digest (SHA-256 of its sorted event ids, from the store's byte-free id
  *   listing): an event that arrives by any route (a write, sync, a file copied in) changes it;
  * - its pin and the hash of the definition the pin resolves to now (one resolution per pin);
@@ -26,13 +27,14 @@ import { effectiveRegister } from '../roles/effective-register.js';
 import { readDerived, writeDerived } from '../store/derived-file.js';
 import type { EventStore } from '../store/store.js';
 import { lsRow, type LsRow } from './ls-row.js';
+import { selectFields, selectFieldsFrom, selectFieldsText, type SelectFields } from './select-row.js';
 import { pinOf } from './pin.js';
 import { parseRegister, resolvePin } from './ticket-loader.js';
 import { loadTicketSet, type TicketSet } from './ticket-set.js';
 
 const FILE = 'ls.json';
 /** Bump when a derivation or the row changes meaning: an index of another format reads as empty. */
-const FORMAT = 'tik-ls-index/2';
+const FORMAT = 'tik-ls-index/3';
 
 /**
  * What a pin resolved to: `[pin hash, pin name, definition hash, process id]` (nulls for absent);
@@ -43,9 +45,11 @@ type PinEntry = [string | null, string | null, string, string];
 /**
  * One ticket, positional to keep a 10k-ticket index small and quick to parse:
  * `[ticket, event-set digest, pin position, from, until, title, current, reached, settled, events,
- * updated, missingParents]`; `from`/`until` are the derivation window (null: unbounded).
+ * updated, missingParents, select fields]`; `from`/`until` are the derivation window (null:
+ * unbounded); the select fields are one JSON text (./select-row.ts), so a run without a selector
+ * does not build them.
  */
-type Entry = [string, string, number, number | null, number | null, string | null, string[], string[], boolean, number, string | null, string[]];
+type Entry = [string, string, number, number | null, number | null, string | null, string[], string[], boolean, number, string | null, string[], string];
 
 interface IndexDoc {
   /** Digest of the roles register the entries were derived under. */
@@ -58,6 +62,8 @@ interface IndexDoc {
 /** The rows of every readable ticket (in ticket order), what was skipped, and how many came from the index. */
 export interface IndexedRows {
   readonly rows: readonly LsRow[];
+  /** Asked for with `select`: per row, what a selector reads of it but signatures, and its event ids. */
+  readonly select?: readonly { readonly fields: SelectFields; readonly eventIds: readonly string[] }[];
   readonly skipped: TicketSet['skipped'];
   readonly warnings: TicketSet['warnings'];
   readonly hits: number;
@@ -85,10 +91,11 @@ const sha256 = (text: string): string => (typeof hash === 'function' ? hash('sha
 const eventSetDigest = (ids: readonly string[]): string => sha256([...ids].sort().join('\n'));
 
 /**
- * The `ls` rows at `now` through the store's index; undefined when the store keeps no derived data
- * or cannot list ids without bytes (then the caller loads every ticket).
+ * The `ls` rows at `now` through the store's index, with `select` also what a selector reads;
+ * undefined when the store keeps no derived data or cannot list ids without bytes (then the
+ * caller loads every ticket).
  */
-export async function indexedLsRows(store: EventStore, now: Instant): Promise<IndexedRows | undefined> {
+export async function indexedLsRows(store: EventStore, now: Instant, opts: { readonly select?: boolean } = {}): Promise<IndexedRows | undefined> {
   const dir = store.derivedDir;
   if (dir === undefined) return undefined;
   // the same order of failures as a listing without the index: the register, then the store
@@ -141,16 +148,18 @@ export async function indexedLsRows(store: EventStore, now: Instant): Promise<In
   const set = misses.length > 0 ? await loadTicketSet(store, now, { tickets: misses, register }) : { tickets: [], skipped: [], warnings: [] };
 
   // Misses derived now become entries; pins are renumbered from what the new index names.
-  const fresh = new Map<string, { row: LsRow; kept?: { entry: Entry; pin: PinEntry } }>();
+  const fresh = new Map<string, { row: LsRow; fields: () => SelectFields; eventIds: () => string[]; kept?: { entry: Entry; pin: PinEntry } }>();
   for (const t of set.tickets) {
     const row = lsRow(t);
     const pin = pinOf(t.events);
     const digest = digests.get(t.ticket);
+    const eventIds = () => t.events.map((e) => e.id);
     // a definition found by name whose hash is not the pin warns: never kept
     if (digest === undefined || (pin.hash !== undefined && pin.hash !== t.def.hash)) {
-      fresh.set(t.ticket, { row });
+      fresh.set(t.ticket, { row, fields: () => selectFields(t, row.current), eventIds });
       continue;
     }
+    const fields = selectFields(t, row.current);
     const w = derivationWindow(t.def, t.events, now.ms);
     const entry: Entry = [
       t.ticket,
@@ -165,11 +174,13 @@ export async function indexedLsRows(store: EventStore, now: Instant): Promise<In
       row.events,
       row.updated,
       [...row.missingParents],
+      selectFieldsText(fields),
     ];
-    fresh.set(t.ticket, { row, kept: { entry, pin: [pin.hash ?? null, pin.name ?? null, t.def.hash, row.process] } });
+    fresh.set(t.ticket, { row, fields: () => fields, eventIds, kept: { entry, pin: [pin.hash ?? null, pin.name ?? null, t.def.hash, row.process] } });
   }
 
   const rows: LsRow[] = [];
+  const select: { fields: SelectFields; eventIds: readonly string[] }[] = [];
   const pins: PinEntry[] = [];
   const pinAt = new Map<string, number>();
   const pinOfEntry = new Map<PinEntry, number>(); // hits share their stored pin's array
@@ -191,6 +202,7 @@ export async function indexedLsRows(store: EventStore, now: Instant): Promise<In
     if (e !== undefined) {
       const pin = stored.pins[e[2]]!;
       rows.push({ ticket: t, title: e[5], process: pin[3], current: e[6], reached: e[7], settled: e[8], events: e[9], updated: e[10], missingParents: e[11] });
+      if (opts.select === true) select.push({ fields: selectFieldsFrom(e[12], e[6]), eventIds: listed.get(t)! });
       const i = pinIndex(pin);
       entries.push(i === e[2] ? e : withPin(e, i));
       continue;
@@ -198,10 +210,11 @@ export async function indexedLsRows(store: EventStore, now: Instant): Promise<In
     const f = fresh.get(t);
     if (f === undefined) continue;
     rows.push(f.row);
+    if (opts.select === true) select.push({ fields: f.fields(), eventIds: f.eventIds() });
     if (f.kept) entries.push(withPin(f.kept.entry, pinIndex(f.kept.pin)));
   }
   if (fresh.size > 0 || stored.entries.length !== hit.size) await writeDerived(dir, FILE, FORMAT, { register: registerDigest, pins, entries } satisfies IndexDoc);
-  return { rows, skipped: set.skipped, warnings: set.warnings, hits: hit.size };
+  return { rows, ...(opts.select === true ? { select } : {}), skipped: set.skipped, warnings: set.warnings, hits: hit.size };
 }
 
 const withPin = (e: Entry, pin: number): Entry => {

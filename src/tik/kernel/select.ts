@@ -52,8 +52,11 @@ const BARE_WORD = /^[^ \t\n\v\f\r:=~]+$/;
 /** A name without its leading colon: `:high`, `"high"` and `high` spell one name. */
 const bareName = (s: string): string => (s.startsWith(':') ? s.slice(1) : s);
 
-/** Clojure's `str` of a fact value: a string is itself, anything else its EDN text. */
-const strOf = (v: EdnValue): string => (typeof v === 'string' ? v : v instanceof Keyword ? v.toString() : emit(v));
+/**
+ * Clojure's `str` of a fact value: a string is itself, anything else its EDN text. All that
+ * `fact:path=value` reads of a value, so a row may hold this text (a string) in its place.
+ */
+export const strOf = (v: EdnValue): string => (typeof v === 'string' ? v : v instanceof Keyword ? v.toString() : emit(v));
 
 function badTerm(term: string, why: string): TikError {
   return new TikError('select/bad-term', `unknown selector term: ${term} (${why})`, {
