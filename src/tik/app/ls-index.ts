@@ -1,8 +1,7 @@
 /**
  * The `ls` index (issue 18; ADR 0013: derived data, never authority): per ticket, the `ls` row of
- * its last derivation and what a selector reads of it (`ls --where`, `search`; all but signatures,
- * which are read from the store when a selector asks), kept in the store's derived directory and
- * served instead of reading, parsing and deriving the ticket again while its key still holds:
+ * its last derivation, kept in the store's derived directory and served instead of reading,
+ * parsing and deriving the ticket again while its key still holds:
  * - the ticket's event-set digest (SHA-256 of its sorted event ids, from the store's byte-free id
  *   listing): an event that arrives by any route (a write, sync, a file copied in) changes it;
  * - its pin and the hash of the definition the pin resolves to now (one resolution per pin);
@@ -10,6 +9,11 @@
  * - the derivation window (kernel `derivationWindow`): the instants over which its time guards
  *   cannot change the answer; outside it (time passed, or `TIK_NOW`/`--at` elsewhere) the ticket
  *   is derived again.
+ * Beside it, for `ls --where` and `search`, `select.json` keeps per ticket what a selector reads of
+ * it (./select-row.ts; everything but signatures, which come and go without an event and are read
+ * from the store when a selector asks). That depends on the events alone, so it is keyed by the
+ * event-set digest only; a ticket whose select entry does not hold is a miss of a selecting run.
+ * A separate file, so `ls` without a selector neither reads nor authenticates it.
  * Every other ticket (a miss) is loaded and derived as without the index, and the index is
  * rewritten with the new entries. Tickets a listing skips, and those whose definition is found by
  * name with a hash other than the pin (a warning), are never kept. A missing, truncated, corrupt or
@@ -34,7 +38,9 @@ import { loadTicketSet, type TicketSet } from './ticket-set.js';
 
 const FILE = 'ls.json';
 /** Bump when a derivation or the row changes meaning: an index of another format reads as empty. */
-const FORMAT = 'tik-ls-index/3';
+const FORMAT = 'tik-ls-index/2';
+const SELECT_FILE = 'select.json';
+const SELECT_FORMAT = 'tik-select-index/1';
 
 /**
  * What a pin resolved to: `[pin hash, pin name, definition hash, process id]` (nulls for absent);
@@ -45,11 +51,12 @@ type PinEntry = [string | null, string | null, string, string];
 /**
  * One ticket, positional to keep a 10k-ticket index small and quick to parse:
  * `[ticket, event-set digest, pin position, from, until, title, current, reached, settled, events,
- * updated, missingParents, select fields]`; `from`/`until` are the derivation window (null:
- * unbounded); the select fields are one JSON text (./select-row.ts), so a run without a selector
- * does not build them.
+ * updated, missingParents]`; `from`/`until` are the derivation window (null: unbounded).
  */
-type Entry = [string, string, number, number | null, number | null, string | null, string[], string[], boolean, number, string | null, string[], string];
+type Entry = [string, string, number, number | null, number | null, string | null, string[], string[], boolean, number, string | null, string[]];
+
+/** One ticket of `select.json`: `[ticket, event-set digest, select fields as JSON text]`, sorted by ticket. */
+type SelectEntry = [string, string, string];
 
 interface IndexDoc {
   /** Digest of the roles register the entries were derived under. */
@@ -75,6 +82,13 @@ async function readIndex(dir: string, register: string): Promise<{ pins: PinEntr
   // the checksum vouches for the shape below the top level (only this code writes this format)
   if (typeof doc !== 'object' || doc === null || doc.register !== register || !Array.isArray(doc.pins) || !Array.isArray(doc.entries)) return { pins: [], entries: [] };
   return { pins: doc.pins, entries: doc.entries };
+}
+
+/** The stored select entries by ticket (empty when absent or damaged). */
+async function readSelectIndex(dir: string): Promise<Map<string, SelectEntry>> {
+  const doc = (await readDerived(dir, SELECT_FILE, SELECT_FORMAT)) as { entries?: unknown } | undefined;
+  if (typeof doc !== 'object' || doc === null || !Array.isArray(doc.entries)) return new Map();
+  return new Map((doc.entries as SelectEntry[]).map((e) => [e[0], e]));
 }
 
 /** Every ticket and its event ids, without bytes; undefined when the store cannot list them so. */
@@ -112,6 +126,7 @@ export async function indexedLsRows(store: EventStore, now: Instant, opts: { rea
   }
   if (listed === undefined) return undefined;
   const stored = await readIndex(dir, registerDigest);
+  const storedSelect = opts.select === true ? await readSelectIndex(dir) : undefined;
 
   // Each stored pin resolved again, once: it holds if it still resolves, without a warning, to
   // the same definition.
@@ -142,24 +157,30 @@ export async function indexedLsRows(store: EventStore, now: Instant, opts: { rea
     const e = stored.entries[j];
     if (e === undefined || e[0] !== t || e[1] !== digest || pinHolds[e[2]] !== true) continue;
     if ((e[3] !== null && now.ms < e[3]) || (e[4] !== null && now.ms >= e[4])) continue;
+    if (storedSelect !== undefined && storedSelect.get(t)?.[1] !== digest) continue;
     hit.set(t, e);
   }
   const misses = tickets.filter((t) => !hit.has(t));
   const set = misses.length > 0 ? await loadTicketSet(store, now, { tickets: misses, register }) : { tickets: [], skipped: [], warnings: [] };
 
   // Misses derived now become entries; pins are renumbered from what the new index names.
-  const fresh = new Map<string, { row: LsRow; fields: () => SelectFields; eventIds: () => string[]; kept?: { entry: Entry; pin: PinEntry } }>();
+  const fresh = new Map<string, { row: LsRow; select?: { fields: SelectFields; eventIds: string[] }; kept?: { entry: Entry; pin: PinEntry } }>();
+  const freshSelect = new Map<string, SelectEntry>();
   for (const t of set.tickets) {
     const row = lsRow(t);
     const pin = pinOf(t.events);
     const digest = digests.get(t.ticket);
-    const eventIds = () => t.events.map((e) => e.id);
+    let select: { fields: SelectFields; eventIds: string[] } | undefined;
+    if (storedSelect !== undefined) {
+      select = { fields: selectFields(t, row.current), eventIds: t.events.map((e) => e.id) };
+      // the fields are a function of the events alone: kept whatever the pin
+      if (digest !== undefined) freshSelect.set(t.ticket, [t.ticket, digest, selectFieldsText(select.fields)]);
+    }
     // a definition found by name whose hash is not the pin warns: never kept
     if (digest === undefined || (pin.hash !== undefined && pin.hash !== t.def.hash)) {
-      fresh.set(t.ticket, { row, fields: () => selectFields(t, row.current), eventIds });
+      fresh.set(t.ticket, { row, ...(select !== undefined ? { select } : {}) });
       continue;
     }
-    const fields = selectFields(t, row.current);
     const w = derivationWindow(t.def, t.events, now.ms);
     const entry: Entry = [
       t.ticket,
@@ -174,13 +195,13 @@ export async function indexedLsRows(store: EventStore, now: Instant, opts: { rea
       row.events,
       row.updated,
       [...row.missingParents],
-      selectFieldsText(fields),
     ];
-    fresh.set(t.ticket, { row, fields: () => fields, eventIds, kept: { entry, pin: [pin.hash ?? null, pin.name ?? null, t.def.hash, row.process] } });
+    fresh.set(t.ticket, { row, ...(select !== undefined ? { select } : {}), kept: { entry, pin: [pin.hash ?? null, pin.name ?? null, t.def.hash, row.process] } });
   }
 
   const rows: LsRow[] = [];
   const select: { fields: SelectFields; eventIds: readonly string[] }[] = [];
+  const selectEntries: SelectEntry[] = [];
   const pins: PinEntry[] = [];
   const pinAt = new Map<string, number>();
   const pinOfEntry = new Map<PinEntry, number>(); // hits share their stored pin's array
@@ -202,7 +223,11 @@ export async function indexedLsRows(store: EventStore, now: Instant, opts: { rea
     if (e !== undefined) {
       const pin = stored.pins[e[2]]!;
       rows.push({ ticket: t, title: e[5], process: pin[3], current: e[6], reached: e[7], settled: e[8], events: e[9], updated: e[10], missingParents: e[11] });
-      if (opts.select === true) select.push({ fields: selectFieldsFrom(e[12], e[6]), eventIds: listed.get(t)! });
+      if (storedSelect !== undefined) {
+        const s = storedSelect.get(t)!; // a hit has one: checked above
+        select.push({ fields: selectFieldsFrom(s[2], e[6]), eventIds: listed.get(t)! });
+        selectEntries.push(s);
+      }
       const i = pinIndex(pin);
       entries.push(i === e[2] ? e : withPin(e, i));
       continue;
@@ -210,11 +235,16 @@ export async function indexedLsRows(store: EventStore, now: Instant, opts: { rea
     const f = fresh.get(t);
     if (f === undefined) continue;
     rows.push(f.row);
-    if (opts.select === true) select.push({ fields: f.fields(), eventIds: f.eventIds() });
+    if (f.select !== undefined) select.push(f.select);
+    const s = freshSelect.get(t);
+    if (s !== undefined) selectEntries.push(s);
     if (f.kept) entries.push(withPin(f.kept.entry, pinIndex(f.kept.pin)));
   }
   if (fresh.size > 0 || stored.entries.length !== hit.size) await writeDerived(dir, FILE, FORMAT, { register: registerDigest, pins, entries } satisfies IndexDoc);
-  return { rows, ...(opts.select === true ? { select } : {}), skipped: set.skipped, warnings: set.warnings, hits: hit.size };
+  if (storedSelect !== undefined && (freshSelect.size > 0 || storedSelect.size !== selectEntries.length)) {
+    await writeDerived(dir, SELECT_FILE, SELECT_FORMAT, { entries: selectEntries });
+  }
+  return { rows, ...(storedSelect !== undefined ? { select } : {}), skipped: set.skipped, warnings: set.warnings, hits: hit.size };
 }
 
 const withPin = (e: Entry, pin: number): Entry => {

@@ -19,6 +19,7 @@ afterEach(() => {
 });
 
 const INDEX = '.tik-index/ls.json';
+const SELECT = '.tik-index/select.json';
 const H49 = '2026-07-10T11:00:00Z'; // T0 + 49 h: support-request's :escalated needs 48 h without a category
 
 async function store(): Promise<string> {
@@ -118,17 +119,23 @@ describe('the ls index', () => {
     writeFileSync(join(d, INDEX), '');
     expect((await expectSameAnswer(d)).stdout).toBe(want);
 
-    // the same for selections: deleted, truncated, corrupted
+    // the same for selections: deleted, truncated, corrupted (either file)
     const selected = await expectSameSelections(d);
+    expect(existsSync(join(d, SELECT))).toBe(true);
     rmSync(join(d, '.tik-index'), { recursive: true });
+    expect(await expectSameSelections(d)).toEqual(selected);
+    rmSync(join(d, SELECT));
+    expect(await expectSameSelections(d)).toEqual(selected);
+    truncateSync(join(d, SELECT), 300);
     expect(await expectSameSelections(d)).toEqual(selected);
     truncateSync(join(d, INDEX), 300);
     expect(await expectSameSelections(d)).toEqual(selected);
     // a changed fact in the kept select fields, still JSON: the checksum no longer holds
-    const kept = readFileSync(join(d, INDEX), 'utf8');
+    const kept = readFileSync(join(d, SELECT), 'utf8');
     expect(kept).toContain(':technical');
-    writeFileSync(join(d, INDEX), kept.replaceAll(':technical', ':billing'));
+    writeFileSync(join(d, SELECT), kept.replaceAll(':technical', ':billing'));
     expect(await expectSameSelections(d)).toEqual(selected);
+    expect(await hits(d, T0, true)).toBe(3);
   });
 
   it('changes no answer when forged: a checksum recomputed by someone without this user\'s key (a copied or shipped index) is not trusted', async () => {
@@ -141,22 +148,25 @@ describe('the ls index', () => {
     const format = text.slice(0, nl).split(' ')[0]!;
     const body = text.slice(nl + 1).replace('Login fails', 'Login forged');
     expect(body).toContain('Login forged');
+    const forge = (f: string, b: string): string[] => [
+      `${f} sha256-${createHash('sha256').update(b).digest('hex')}\n${b}`,
+      `${f} hmac-sha256-${createHmac('sha256', randomBytes(32)).update(b).digest('hex')}\n${b}`,
+    ];
+    for (const forged of forge(format, body)) {
+      writeFileSync(join(d, INDEX), forged);
+      const got = (await expectSameAnswer(d)).stdout;
+      expect(got).toBe(want);
+      expect(got).not.toContain('Login forged');
+    }
+    // forged select fields: every ticket seb's, disputed, and about logins
     const selected = await expectSameSelections(d);
-    // forged select fields: every ticket a triager's, disputed, and about logins
-    const selectBody = body.replaceAll('\\"seb\\"', '\\"customer\\"').replaceAll(',false,', ',true,').replaceAll('login fails', 'login');
-    expect(selectBody).not.toBe(body);
-    for (const b of [body, selectBody]) {
-      for (const forged of [
-        `${format} sha256-${createHash('sha256').update(b).digest('hex')}\n${b}`,
-        `${format} hmac-sha256-${createHmac('sha256', randomBytes(32)).update(b).digest('hex')}\n${b}`,
-      ]) {
-        writeFileSync(join(d, INDEX), forged);
-        const got = (await expectSameAnswer(d)).stdout;
-        expect(got).toBe(want);
-        expect(got).not.toContain('Login forged');
-        writeFileSync(join(d, INDEX), forged);
-        expect(await expectSameSelections(d)).toEqual(selected);
-      }
+    const selectText = readFileSync(join(d, SELECT), 'utf8');
+    const selectNl = selectText.indexOf('\n');
+    const selectBody = selectText.slice(selectNl + 1).replaceAll('\\"customer\\"', '\\"seb\\"').replaceAll(',false,', ',true,').replaceAll('export is slow', 'login');
+    expect(selectBody).not.toBe(selectText.slice(selectNl + 1));
+    for (const forged of forge(selectText.slice(0, selectNl).split(' ')[0]!, selectBody)) {
+      writeFileSync(join(d, SELECT), forged);
+      expect(await expectSameSelections(d)).toEqual(selected);
     }
   });
 
@@ -229,12 +239,18 @@ describe('the ls index', () => {
   it('stays whole under concurrent runs that write it, and then serves every ticket', async () => {
     const d = await store();
     const ids = await scenario(d);
-    const runs = await Promise.all([...Array(6).keys()].map((i) => (i % 2 === 0 ? ls(d) : ok(d, ['set', ids[i % 3]!, `severity=${i < 3 ? 'low' : 'normal'}`]))));
+    const where = ['ls', '--all', '--where', 'not disputed', '--json'];
+    const runs = await Promise.all(
+      [...Array(9).keys()].map((i) => (i % 3 === 0 ? ls(d) : i % 3 === 1 ? ls(d, {}, where) : ok(d, ['set', ids[i % 3]!, `severity=${i < 4 ? 'low' : 'normal'}`]))),
+    );
     for (const r of runs) if (typeof r !== 'string') expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(join(d, '.tik-index')).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
     await expectSameAnswer(d);
-    expect(await readDerived(join(d, '.tik-index'), 'ls.json', 'tik-ls-index/3')).toBeDefined();
+    await expectSameSelections(d);
+    expect(await readDerived(join(d, '.tik-index'), 'ls.json', 'tik-ls-index/2')).toBeDefined();
+    expect(await readDerived(join(d, '.tik-index'), 'select.json', 'tik-select-index/1')).toBeDefined();
     expect(await hits(d)).toBe(3);
+    expect(await hits(d, T0, true)).toBe(3);
   });
 
   it('serves ls --where and search: every selection answers as without it, from entries the first run kept', async () => {

@@ -44,7 +44,7 @@ describe('the ls index under concurrent processes', () => {
         tikAsync(d, ['--actor', 'customer', 'set', ids[(round + 1) % 4]!, 'customer.ack=true']),
       ]);
       for (const r of runs) expect(r.code, r.stderr).toBe(0);
-      expect(await readDerived(join(d, '.tik-index'), 'ls.json', 'tik-ls-index/3', keyOf(d))).toBeDefined();
+      expect(await readDerived(join(d, '.tik-index'), 'ls.json', 'tik-ls-index/2', keyOf(d))).toBeDefined();
     }
     expect(readdirSync(join(d, '.tik-index')).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
     const want = tikDist(d, ['ls', '--all', '--json'], { TIK_INDEX: 'off' });
