@@ -69,7 +69,10 @@ interface IndexDoc {
 /** The rows of every readable ticket (in ticket order), what was skipped, and how many came from the index. */
 export interface IndexedRows {
   readonly rows: readonly LsRow[];
-  /** Asked for with `select`: per row, what a selector reads of it but signatures, and its event ids. */
+  /**
+   * Asked for with `select`: per row, what a selector reads of it but signatures, and its event
+   * ids; with `select: 'stages'`, a row served from the index holds its current stages only.
+   */
   readonly select?: readonly { readonly fields: SelectFields; readonly eventIds: readonly string[] }[];
   readonly skipped: TicketSet['skipped'];
   readonly warnings: TicketSet['warnings'];
@@ -109,7 +112,7 @@ const eventSetDigest = (ids: readonly string[]): string => sha256([...ids].sort(
  * undefined when the store keeps no derived data or cannot list ids without bytes (then the
  * caller loads every ticket).
  */
-export async function indexedLsRows(store: EventStore, now: Instant, opts: { readonly select?: boolean } = {}): Promise<IndexedRows | undefined> {
+export async function indexedLsRows(store: EventStore, now: Instant, opts: { readonly select?: 'stages' | 'fields' } = {}): Promise<IndexedRows | undefined> {
   const dir = store.derivedDir;
   if (dir === undefined) return undefined;
   // the same order of failures as a listing without the index: the register, then the store
@@ -126,7 +129,8 @@ export async function indexedLsRows(store: EventStore, now: Instant, opts: { rea
   }
   if (listed === undefined) return undefined;
   const stored = await readIndex(dir, registerDigest);
-  const storedSelect = opts.select === true ? await readSelectIndex(dir) : undefined;
+  // a selector of stages alone is answered from ls.json: select.json is not even read
+  const storedSelect = opts.select === 'fields' ? await readSelectIndex(dir) : undefined;
 
   // Each stored pin resolved again, once: it holds if it still resolves, without a warning, to
   // the same definition.
@@ -171,8 +175,8 @@ export async function indexedLsRows(store: EventStore, now: Instant, opts: { rea
     const pin = pinOf(t.events);
     const digest = digests.get(t.ticket);
     let select: { fields: SelectFields; eventIds: string[] } | undefined;
-    if (storedSelect !== undefined) {
-      select = { fields: selectFields(t, row.current), eventIds: t.events.map((e) => e.id) };
+    if (opts.select !== undefined) select = { fields: selectFields(t, row.current), eventIds: t.events.map((e) => e.id) };
+    if (select !== undefined && storedSelect !== undefined) {
       // the fields are a function of the events alone: kept whatever the pin
       if (digest !== undefined) freshSelect.set(t.ticket, [t.ticket, digest, selectFieldsText(select.fields)]);
     }
@@ -227,6 +231,8 @@ export async function indexedLsRows(store: EventStore, now: Instant, opts: { rea
         const s = storedSelect.get(t)!; // a hit has one: checked above
         select.push({ fields: selectFieldsFrom(s[2], e[6]), eventIds: listed.get(t)! });
         selectEntries.push(s);
+      } else if (opts.select === 'stages') {
+        select.push({ fields: stagesOnly(e[6]), eventIds: listed.get(t)! });
       }
       const i = pinIndex(pin);
       entries.push(i === e[2] ? e : withPin(e, i));
@@ -244,8 +250,21 @@ export async function indexedLsRows(store: EventStore, now: Instant, opts: { rea
   if (storedSelect !== undefined && (freshSelect.size > 0 || storedSelect.size !== selectEntries.length)) {
     await writeDerived(dir, SELECT_FILE, SELECT_FORMAT, { entries: selectEntries });
   }
-  return { rows, ...(storedSelect !== undefined ? { select } : {}), skipped: set.skipped, warnings: set.warnings, hits: hit.size };
+  return { rows, ...(opts.select !== undefined ? { select } : {}), skipped: set.skipped, warnings: set.warnings, hits: hit.size };
 }
+
+const NOTHING: ReadonlySet<string> = new Set();
+
+/** The fields of a row for a selector that reads its stages alone (`Selector.readsOnlyStages`). */
+const stagesOnly = (current: readonly string[]): SelectFields => ({
+  current: new Set(current),
+  facts: new Map(),
+  actors: NOTHING,
+  derivedFrom: NOTHING,
+  haystack: '',
+  disputed: false,
+  conflicted: false,
+});
 
 const withPin = (e: Entry, pin: number): Entry => {
   const out = [...e] as Entry;

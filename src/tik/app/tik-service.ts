@@ -267,7 +267,7 @@ export class TikService {
     };
     let listed: { rows: readonly LsRow[]; skipped: readonly SkippedTicket[]; warnings: readonly string[] } | undefined;
     if (this.deps.derivedIndex !== false) {
-      const indexed = await (await import('./ls-index.js')).indexedLsRows(store, now, { select: selector !== undefined });
+      const indexed = await (await import('./ls-index.js')).indexedLsRows(store, now, selector === undefined ? {} : { select: selector.readsOnlyStages ? 'stages' : 'fields' });
       if (indexed !== undefined) {
         const rows: LsRow[] = [];
         for (const [i, row] of indexed.rows.entries()) {

@@ -79,7 +79,8 @@ async function expectSameSelections(d: string, env: Record<string, string> = {})
   return out;
 }
 
-const hits = async (d: string, at = T0, select = false): Promise<number> => (await indexedLsRows(new FileStore(d), new Instant(Date.parse(at)), { select }))!.hits;
+const hits = async (d: string, at = T0, select?: 'stages' | 'fields'): Promise<number> =>
+  (await indexedLsRows(new FileStore(d), new Instant(Date.parse(at)), select === undefined ? {} : { select }))!.hits;
 
 describe('the ls index', () => {
   it('is written by the first ls, serves every unchanged ticket after it, and answers as the log does', async () => {
@@ -135,7 +136,7 @@ describe('the ls index', () => {
     expect(kept).toContain(':technical');
     writeFileSync(join(d, SELECT), kept.replaceAll(':technical', ':billing'));
     expect(await expectSameSelections(d)).toEqual(selected);
-    expect(await hits(d, T0, true)).toBe(3);
+    expect(await hits(d, T0, 'fields')).toBe(3);
   });
 
   it('changes no answer when forged: a checksum recomputed by someone without this user\'s key (a copied or shipped index) is not trusted', async () => {
@@ -250,7 +251,7 @@ describe('the ls index', () => {
     expect(await readDerived(join(d, '.tik-index'), 'ls.json', 'tik-ls-index/2')).toBeDefined();
     expect(await readDerived(join(d, '.tik-index'), 'select.json', 'tik-select-index/1')).toBeDefined();
     expect(await hits(d)).toBe(3);
-    expect(await hits(d, T0, true)).toBe(3);
+    expect(await hits(d, T0, 'fields')).toBe(3);
   });
 
   it('serves ls --where and search: every selection answers as without it, from entries the first run kept', async () => {
@@ -259,7 +260,7 @@ describe('the ls index', () => {
     // a selection alone builds the index, and the next one is served from it
     const selected = await expectSameSelections(d);
     expect(existsSync(join(d, INDEX))).toBe(true);
-    expect(await hits(d, T0, true)).toBe(3);
+    expect(await hits(d, T0, 'fields')).toBe(3);
     expect(JSON.parse(selected[5]!)).toHaveLength(1); // disputed: c
     expect(selected[5]).toContain(c!);
     expect(JSON.parse(selected[7]!)).toHaveLength(3); // nothing is signed yet
@@ -269,7 +270,7 @@ describe('the ls index', () => {
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'seb', '-f', key]);
     await ok(d, ['sign', a!, '--key', key]);
     const signed = await expectSameSelections(d);
-    expect(await hits(d, T0, true)).toBe(3);
+    expect(await hits(d, T0, 'fields')).toBe(3);
     expect(JSON.parse(signed[7]!)).toHaveLength(2);
     expect(signed[8]).toContain(a!);
     // proof that the rows come from the index: an event edited in place under its own name (the
@@ -280,6 +281,22 @@ describe('the ls index', () => {
     const disputed = ['ls', '--all', '--where', 'disputed', '--json'];
     expect((await ls(d, {}, disputed)).stdout).toBe(selected[5]);
     expect((await noIndex(d, {}, disputed)).code).toBe(1);
+  });
+
+  it('answers a selector of stages (and signatures) from ls.json alone, without select.json', async () => {
+    const d = await store();
+    await scenario(d);
+    await ls(d);
+    expect(existsSync(join(d, SELECT))).toBe(false);
+    expect(await hits(d, T0, 'stages')).toBe(3);
+    for (const where of ['stage=:triaged', 'not stage=received', 'stage=:triaged unsigned', 'not unsigned']) {
+      await expectSameAnswer(d, {}, ['ls', '--all', '--where', where, '--json']);
+      await expectSameAnswer(d, { TIK_NOW: H49 }, ['ls', '--all', '--where', where, '--json']);
+    }
+    // neither read nor written: a selector of stages alone does not need it
+    expect(existsSync(join(d, SELECT))).toBe(false);
+    await expectSameAnswer(d, {}, ['ls', '--all', '--where', 'stage=:triaged fact:severity', '--json']);
+    expect(existsSync(join(d, SELECT))).toBe(true);
   });
 
   it('is not exported, synced or migrated', async () => {
