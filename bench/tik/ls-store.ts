@@ -17,7 +17,8 @@ import { interleaved, readAndHash, type BenchResult } from './measure.js';
  * - `ls` with no index (set aside during the run: every ticket derived, the index written);
  * - `ls` without the index (`TIK_INDEX=off`: every ticket read, parsed and derived);
  * - `ls --where` with a `stage=` term through the warm index and without it: `stage=:s1`, which no
- *   bench ticket is at (the cost of selecting, nothing printed), and `not stage=:s1` (every row).
+ *   bench ticket is at (the cost of selecting, nothing printed), and `not stage=:s1` (every row),
+ *   both answered from `ls.json` alone; and `fact:f2` (every row), which reads `select.json` too.
  * Standalone: `npm run build && node dist/bench/tik/ls-store.js [--quick]`; also in `node dist/bench/run.js`.
  */
 export async function benchLs(tickets = 10_000, runs = 3): Promise<BenchResult[]> {
@@ -44,7 +45,7 @@ export async function benchLs(tickets = 10_000, runs = 3): Promise<BenchResult[]
     const store = new FileStore(root);
     const index = store.derivedDir;
     const kept = `${index}.warm`;
-    const [listIds, hashAll, warm, cold, off, noneWarm, noneOff, allWarm, allOff] = await interleaved(runs, [
+    const [listIds, hashAll, warm, cold, off, noneWarm, noneOff, allWarm, allOff, factWarm, factOff] = await interleaved(runs, [
       async () => {
         if ((await store.allEventIds()).length !== tickets * 3) throw new Error('allEventIds missed events');
       },
@@ -65,9 +66,11 @@ export async function benchLs(tickets = 10_000, runs = 3): Promise<BenchResult[]
       where('none off', 'stage=:s1', 0, { TIK_INDEX: 'off' }),
       where('all index', 'not stage=:s1', tickets),
       where('all off', 'not stage=:s1', tickets, { TIK_INDEX: 'off' }),
+      where('fact index', 'fact:f2', tickets),
+      where('fact off', 'fact:f2', tickets, { TIK_INDEX: 'off' }),
     ]);
     const same = (sides: string[]) => new Set(sides.map((s) => outputs.get(s))).size === 1;
-    if (!same(['index', 'cold', 'off', 'all index', 'all off']) || !same(['none index', 'none off'])) throw new Error('ls through the index printed something else than ls without it');
+    if (!same(['index', 'cold', 'off', 'all index', 'all off', 'fact index', 'fact off']) || !same(['none index', 'none off'])) throw new Error('ls through the index printed something else than ls without it');
     const what = `${tickets} tickets × 3 events`;
     return [
       { name: `tik ls --all --json, ${what}, derived index`, floorMs: listIds!, ms: warm!, note: 'floor: listing every event id (allEventIds); target ≤ 1.5×' },
@@ -78,6 +81,8 @@ export async function benchLs(tickets = 10_000, runs = 3): Promise<BenchResult[]
       { name: `tik ls --all --where stage=:s1 --json (no row matches), ${what}, derived index`, floorMs: listIds!, ms: noneWarm!, note: 'floor: listing every event id' },
       { name: `tik ls --all --where 'not stage=:s1' --json (every row), ${what}, derived index`, floorMs: allOff!, ms: allWarm!, note: 'floor: the same selection without the index (TIK_INDEX=off)' },
       { name: `tik ls --all --where 'not stage=:s1' --json (every row), ${what}, derived index`, floorMs: warm!, ms: allWarm!, note: 'floor: ls without a selector through the index' },
+      { name: `tik ls --all --where fact:f2 --json (every row), ${what}, derived index`, floorMs: factOff!, ms: factWarm!, note: 'floor: the same selection without the index (TIK_INDEX=off)' },
+      { name: `tik ls --all --where fact:f2 --json (every row), ${what}, derived index`, floorMs: warm!, ms: factWarm!, note: 'floor: ls without a selector through the index' },
     ];
   } finally {
     rmSync(root, { recursive: true, force: true });
