@@ -46,16 +46,37 @@ export interface RootView {
   readonly document: string;
   /** With a key: the `roots/<root>.witness.<fpr16>` sidecar, and whether this run wrote it. */
   readonly witness: { readonly sidecar: string; readonly written: boolean } | null;
+  /** With a stamper: the `roots/<root>.ots` proof, and whether this run wrote it. */
+  readonly anchor: { readonly sidecar: string; readonly written: boolean } | null;
 }
 
-/** The store's root, and with `key` its countersignature (one hash committing to every event). */
-export async function rootOf(store: EventStore, key?: SshPrivateKey): Promise<RootView> {
+/**
+ * Stamps a root document with a third party (OpenTimestamps): the bytes of the proof. The caller
+ * runs the tool; the store only keeps what it returns.
+ */
+export type RootStamper = (document: string, root: string) => Promise<Uint8Array>;
+
+/**
+ * The store's root, with `key` its countersignature and with `stamp` its anchor (one hash
+ * committing to every event). A root already anchored keeps its proof and is not stamped again:
+ * `ots upgrade` rewrites a proof in place once its Bitcoin block exists, and a fresh stamp would
+ * replace that with a pending one.
+ */
+export async function rootOf(store: EventStore, opts: { readonly key?: SshPrivateKey | undefined; readonly stamp?: RootStamper | undefined } = {}): Promise<RootView> {
   const r = await storeRoot(store);
-  const witness = key === undefined ? null : await witnessRoot(store, key, r);
+  const witness = opts.key === undefined ? null : await witnessRoot(store, opts.key, r);
+  let anchor: RootView['anchor'] = null;
+  if (opts.stamp !== undefined) {
+    const sidecar = `${r.root}.ots`;
+    const kept = (await store.readRootWitness(sidecar)) !== undefined;
+    if (!kept) await store.putRootWitness(sidecar, await opts.stamp(r.document, r.root));
+    anchor = { sidecar, written: !kept };
+  }
   return {
     root: r.root,
     tickets: r.heads.size,
     document: r.document,
     witness: witness === null ? null : { sidecar: witness.name, written: witness.written },
+    anchor,
   };
 }

@@ -9,6 +9,11 @@
  * - the derivation window (kernel `derivationWindow`): the instants over which its time guards
  *   cannot change the answer; outside it (time passed, or `TIK_NOW`/`--at` elsewhere) the ticket
  *   is derived again.
+ * Beside it, for `ls --where` and `search`, `select.json` keeps per ticket what a selector reads of
+ * it (./select-row.ts; everything but signatures, which come and go without an event and are read
+ * from the store when a selector asks). That depends on the events alone, so it is keyed by the
+ * event-set digest only; a ticket whose select entry does not hold is a miss of a selecting run.
+ * A separate file, so `ls` without a selector neither reads nor authenticates it.
  * Every other ticket (a miss) is loaded and derived as without the index, and the index is
  * rewritten with the new entries. Tickets a listing skips, and those whose definition is found by
  * name with a hash other than the pin (a warning), are never kept. A missing, truncated, corrupt or
@@ -26,6 +31,7 @@ import { effectiveRegister } from '../roles/effective-register.js';
 import { readDerived, writeDerived } from '../store/derived-file.js';
 import type { EventStore } from '../store/store.js';
 import { lsRow, type LsRow } from './ls-row.js';
+import { selectFields, selectFieldsFrom, selectFieldsText, type SelectFields } from './select-row.js';
 import { pinOf } from './pin.js';
 import { parseRegister, resolvePin } from './ticket-loader.js';
 import { loadTicketSet, type TicketSet } from './ticket-set.js';
@@ -33,6 +39,8 @@ import { loadTicketSet, type TicketSet } from './ticket-set.js';
 const FILE = 'ls.json';
 /** Bump when a derivation or the row changes meaning: an index of another format reads as empty. */
 const FORMAT = 'tik-ls-index/2';
+const SELECT_FILE = 'select.json';
+const SELECT_FORMAT = 'tik-select-index/1';
 
 /**
  * What a pin resolved to: `[pin hash, pin name, definition hash, process id]` (nulls for absent);
@@ -47,6 +55,9 @@ type PinEntry = [string | null, string | null, string, string];
  */
 type Entry = [string, string, number, number | null, number | null, string | null, string[], string[], boolean, number, string | null, string[]];
 
+/** One ticket of `select.json`: `[ticket, event-set digest, select fields as JSON text]`, sorted by ticket. */
+type SelectEntry = [string, string, string];
+
 interface IndexDoc {
   /** Digest of the roles register the entries were derived under. */
   readonly register: string;
@@ -58,6 +69,11 @@ interface IndexDoc {
 /** The rows of every readable ticket (in ticket order), what was skipped, and how many came from the index. */
 export interface IndexedRows {
   readonly rows: readonly LsRow[];
+  /**
+   * Asked for with `select`: per row, what a selector reads of it but signatures, and its event
+   * ids; with `select: 'stages'`, a row served from the index holds its current stages only.
+   */
+  readonly select?: readonly { readonly fields: SelectFields; readonly eventIds: readonly string[] }[];
   readonly skipped: TicketSet['skipped'];
   readonly warnings: TicketSet['warnings'];
   readonly hits: number;
@@ -69,6 +85,13 @@ async function readIndex(dir: string, register: string): Promise<{ pins: PinEntr
   // the checksum vouches for the shape below the top level (only this code writes this format)
   if (typeof doc !== 'object' || doc === null || doc.register !== register || !Array.isArray(doc.pins) || !Array.isArray(doc.entries)) return { pins: [], entries: [] };
   return { pins: doc.pins, entries: doc.entries };
+}
+
+/** The stored select entries by ticket (empty when absent or damaged). */
+async function readSelectIndex(dir: string): Promise<Map<string, SelectEntry>> {
+  const doc = (await readDerived(dir, SELECT_FILE, SELECT_FORMAT)) as { entries?: unknown } | undefined;
+  if (typeof doc !== 'object' || doc === null || !Array.isArray(doc.entries)) return new Map();
+  return new Map((doc.entries as SelectEntry[]).map((e) => [e[0], e]));
 }
 
 /** Every ticket and its event ids, without bytes; undefined when the store cannot list them so. */
@@ -85,10 +108,11 @@ const sha256 = (text: string): string => (typeof hash === 'function' ? hash('sha
 const eventSetDigest = (ids: readonly string[]): string => sha256([...ids].sort().join('\n'));
 
 /**
- * The `ls` rows at `now` through the store's index; undefined when the store keeps no derived data
- * or cannot list ids without bytes (then the caller loads every ticket).
+ * The `ls` rows at `now` through the store's index, with `select` also what a selector reads;
+ * undefined when the store keeps no derived data or cannot list ids without bytes (then the
+ * caller loads every ticket).
  */
-export async function indexedLsRows(store: EventStore, now: Instant): Promise<IndexedRows | undefined> {
+export async function indexedLsRows(store: EventStore, now: Instant, opts: { readonly select?: 'stages' | 'fields' } = {}): Promise<IndexedRows | undefined> {
   const dir = store.derivedDir;
   if (dir === undefined) return undefined;
   // the same order of failures as a listing without the index: the register, then the store
@@ -105,6 +129,8 @@ export async function indexedLsRows(store: EventStore, now: Instant): Promise<In
   }
   if (listed === undefined) return undefined;
   const stored = await readIndex(dir, registerDigest);
+  // a selector of stages alone is answered from ls.json: select.json is not even read
+  const storedSelect = opts.select === 'fields' ? await readSelectIndex(dir) : undefined;
 
   // Each stored pin resolved again, once: it holds if it still resolves, without a warning, to
   // the same definition.
@@ -135,20 +161,28 @@ export async function indexedLsRows(store: EventStore, now: Instant): Promise<In
     const e = stored.entries[j];
     if (e === undefined || e[0] !== t || e[1] !== digest || pinHolds[e[2]] !== true) continue;
     if ((e[3] !== null && now.ms < e[3]) || (e[4] !== null && now.ms >= e[4])) continue;
+    if (storedSelect !== undefined && storedSelect.get(t)?.[1] !== digest) continue;
     hit.set(t, e);
   }
   const misses = tickets.filter((t) => !hit.has(t));
   const set = misses.length > 0 ? await loadTicketSet(store, now, { tickets: misses, register }) : { tickets: [], skipped: [], warnings: [] };
 
   // Misses derived now become entries; pins are renumbered from what the new index names.
-  const fresh = new Map<string, { row: LsRow; kept?: { entry: Entry; pin: PinEntry } }>();
+  const fresh = new Map<string, { row: LsRow; select?: { fields: SelectFields; eventIds: string[] }; kept?: { entry: Entry; pin: PinEntry } }>();
+  const freshSelect = new Map<string, SelectEntry>();
   for (const t of set.tickets) {
     const row = lsRow(t);
     const pin = pinOf(t.events);
     const digest = digests.get(t.ticket);
+    let select: { fields: SelectFields; eventIds: string[] } | undefined;
+    if (opts.select !== undefined) select = { fields: selectFields(t, row.current), eventIds: t.events.map((e) => e.id) };
+    if (select !== undefined && storedSelect !== undefined) {
+      // the fields are a function of the events alone: kept whatever the pin
+      if (digest !== undefined) freshSelect.set(t.ticket, [t.ticket, digest, selectFieldsText(select.fields)]);
+    }
     // a definition found by name whose hash is not the pin warns: never kept
     if (digest === undefined || (pin.hash !== undefined && pin.hash !== t.def.hash)) {
-      fresh.set(t.ticket, { row });
+      fresh.set(t.ticket, { row, ...(select !== undefined ? { select } : {}) });
       continue;
     }
     const w = derivationWindow(t.def, t.events, now.ms);
@@ -166,10 +200,12 @@ export async function indexedLsRows(store: EventStore, now: Instant): Promise<In
       row.updated,
       [...row.missingParents],
     ];
-    fresh.set(t.ticket, { row, kept: { entry, pin: [pin.hash ?? null, pin.name ?? null, t.def.hash, row.process] } });
+    fresh.set(t.ticket, { row, ...(select !== undefined ? { select } : {}), kept: { entry, pin: [pin.hash ?? null, pin.name ?? null, t.def.hash, row.process] } });
   }
 
   const rows: LsRow[] = [];
+  const select: { fields: SelectFields; eventIds: readonly string[] }[] = [];
+  const selectEntries: SelectEntry[] = [];
   const pins: PinEntry[] = [];
   const pinAt = new Map<string, number>();
   const pinOfEntry = new Map<PinEntry, number>(); // hits share their stored pin's array
@@ -191,6 +227,13 @@ export async function indexedLsRows(store: EventStore, now: Instant): Promise<In
     if (e !== undefined) {
       const pin = stored.pins[e[2]]!;
       rows.push({ ticket: t, title: e[5], process: pin[3], current: e[6], reached: e[7], settled: e[8], events: e[9], updated: e[10], missingParents: e[11] });
+      if (storedSelect !== undefined) {
+        const s = storedSelect.get(t)!; // a hit has one: checked above
+        select.push({ fields: selectFieldsFrom(s[2], e[6]), eventIds: listed.get(t)! });
+        selectEntries.push(s);
+      } else if (opts.select === 'stages') {
+        select.push({ fields: stagesOnly(e[6]), eventIds: listed.get(t)! });
+      }
       const i = pinIndex(pin);
       entries.push(i === e[2] ? e : withPin(e, i));
       continue;
@@ -198,11 +241,30 @@ export async function indexedLsRows(store: EventStore, now: Instant): Promise<In
     const f = fresh.get(t);
     if (f === undefined) continue;
     rows.push(f.row);
+    if (f.select !== undefined) select.push(f.select);
+    const s = freshSelect.get(t);
+    if (s !== undefined) selectEntries.push(s);
     if (f.kept) entries.push(withPin(f.kept.entry, pinIndex(f.kept.pin)));
   }
   if (fresh.size > 0 || stored.entries.length !== hit.size) await writeDerived(dir, FILE, FORMAT, { register: registerDigest, pins, entries } satisfies IndexDoc);
-  return { rows, skipped: set.skipped, warnings: set.warnings, hits: hit.size };
+  if (storedSelect !== undefined && (freshSelect.size > 0 || storedSelect.size !== selectEntries.length)) {
+    await writeDerived(dir, SELECT_FILE, SELECT_FORMAT, { entries: selectEntries });
+  }
+  return { rows, ...(opts.select !== undefined ? { select } : {}), skipped: set.skipped, warnings: set.warnings, hits: hit.size };
 }
+
+const NOTHING: ReadonlySet<string> = new Set();
+
+/** The fields of a row for a selector that reads its stages alone (`Selector.readsOnlyStages`). */
+const stagesOnly = (current: readonly string[]): SelectFields => ({
+  current: new Set(current),
+  facts: new Map(),
+  actors: NOTHING,
+  derivedFrom: NOTHING,
+  haystack: '',
+  disputed: false,
+  conflicted: false,
+});
 
 const withPin = (e: Entry, pin: number): Entry => {
   const out = [...e] as Entry;

@@ -42,6 +42,8 @@ export interface ProbeRun {
   readonly status: number | null;
   readonly stdout: string;
   readonly stderr: string;
+  /** Set when the probe was killed for running longer than this many seconds. */
+  readonly timedOutS?: number;
 }
 
 export interface ProbeInput {
@@ -196,6 +198,12 @@ async function probeOne(
   const run = await host.run(command!, dir!, { ...env, TIK_TICKET: c.ticket, TIK_REPO: repo! });
   let facts: ProbeFact[];
   try {
+    if (run.timedOutS !== undefined) {
+      throw new TikError('probe/timeout', `the probe of ${c.ticket} (${repo}) did not finish within ${run.timedOutS} s and was stopped with every process it started`, {
+        where: c.ticket,
+        hint: `nothing was recorded for this ticket; run the probe by hand in ${dir} to see where it waits, or give it longer with --timeout`,
+      });
+    }
     if (run.status !== 0) {
       const why = run.stderr.trim() || run.stdout.trim();
       throw new TikError('probe/failed', `the probe of ${c.ticket} (${repo}) failed (${run.status === null ? 'did not finish' : `exit ${run.status}`})${why === '' ? '' : `: ${why.slice(0, 2000)}`}`, {

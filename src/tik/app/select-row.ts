@@ -1,6 +1,6 @@
 import { emit } from '../edn/index.js';
 import type { EdnValue } from '../edn/value.js';
-import { factMap, factStatusByKey, K, type SelectRow } from '../kernel/index.js';
+import { factMap, factStatusByKey, K, strOf, type SelectRow } from '../kernel/index.js';
 import { titleOf } from './lenses.js';
 import { pathText } from './reason-text.js';
 import type { LoadedTicket } from './ticket-set.js';
@@ -15,13 +15,16 @@ export function signedEventIds(sidecarNames: readonly string[]): Set<string> {
   return out;
 }
 
+/** What a selector reads of a ticket but its signatures: a function of its log alone, so the ls index keeps it. */
+export type SelectFields = Omit<SelectRow, 'unsigned'>;
+
 /**
- * A ticket's row for `ls --where` / `search` (kernel/select.ts). The haystack is the title and the
- * present facts as EDN text (`{[:severity] :high, …}`), lower-cased, as upstream builds it (its
- * map order differs, which only a search for a whole multi-fact substring could notice).
- * `signed` is the set of signed event ids, given only when the selector reads signatures.
+ * A ticket's row for `ls --where` / `search` (kernel/select.ts), without signatures. The haystack
+ * is the title and the present facts as EDN text (`{[:severity] :high, …}`), lower-cased, as
+ * upstream builds it (its map order differs, which only a search for a whole multi-fact substring
+ * could notice).
  */
-export function selectRow(t: LoadedTicket, current: readonly string[], signed?: ReadonlySet<string>): SelectRow {
+export function selectFields(t: LoadedTicket, current: readonly string[]): SelectFields {
   const { state } = t.derived;
   const facts = new Map<string, EdnValue>();
   const printed: string[] = [];
@@ -52,7 +55,28 @@ export function selectRow(t: LoadedTicket, current: readonly string[], signed?: 
     haystack: `${title ?? ''} {${printed.join(', ')}}`.toLowerCase(),
     disputed,
     conflicted,
-    unsigned: signed !== undefined && t.events.some((e) => !signed.has(e.id)),
   };
 }
 
+/**
+ * The whole row: `unsigned` (some event has no authorship signature) from the ticket's event ids
+ * and its signed ids, given only when the selector reads signatures.
+ */
+export function withSignatures(fields: SelectFields, eventIds: readonly string[], signed?: ReadonlySet<string>): SelectRow {
+  return { ...fields, unsigned: signed !== undefined && eventIds.some((id) => !signed.has(id)) };
+}
+
+/**
+ * The fields as the ls index keeps them, one JSON text (parsed only by a run with a selector):
+ * `[[[path, value text]…], actors, derivedFrom, haystack, disputed, conflicted]`. A fact value is
+ * kept as the text `fact:path=value` compares (kernel `strOf`), which a selector reads alone.
+ */
+export function selectFieldsText(f: SelectFields): string {
+  return JSON.stringify([[...f.facts].map(([p, v]) => [p, strOf(v)]), [...f.actors], [...f.derivedFrom], f.haystack, f.disputed, f.conflicted]);
+}
+
+/** The fields back from `selectFieldsText`, with the current stages of the same entry. */
+export function selectFieldsFrom(text: string, current: readonly string[]): SelectFields {
+  const [facts, actors, derivedFrom, haystack, disputed, conflicted] = JSON.parse(text) as [[string, string][], string[], string[], string, boolean, boolean];
+  return { current: new Set(current), facts: new Map(facts), actors: new Set(actors), derivedFrom: new Set(derivedFrom), haystack, disputed, conflicted };
+}

@@ -17,7 +17,7 @@ import { causalJson, diffJson, explainJson, logJson, reasonJson, statusView, typ
 import { planOf, type PlanView } from './plan-lens.js';
 import { probe, type ProbeHost, type ProbeInput, type ProbeResult } from './probe.js';
 import { periodStart, recurTicketId } from './recur-period.js';
-import { selectRow, signedEventIds } from './select-row.js';
+import { selectFields, signedEventIds, withSignatures, type SelectFields } from './select-row.js';
 import { openTicket, parseStoredEvents, readRegister, requireDef, type OpenTicket, type WarningSink } from './ticket-loader.js';
 import { loadTicketSet, type SkippedTicket } from './ticket-set.js';
 import { lsRow, lsRowJson, type LsRow } from './ls-row.js';
@@ -249,25 +249,40 @@ export class TikService {
   }
 
   /**
-   * `ls --json` rows (settled tickets only with `all`); a ticket that cannot be read is skipped and
-   * reported. Without a selector, rows come through the store's derived index when it keeps one
-   * (./ls-index.ts): the same answer, without reading the tickets whose events did not change.
+   * `ls --json` rows (settled tickets only with `all`), with `where` those a selector matches; a
+   * ticket that cannot be read is skipped and reported. Rows, and what a selector reads of them,
+   * come through the store's derived index when it keeps one (./ls-index.ts): the same answer,
+   * without reading the tickets whose events did not change. Signatures (`unsigned`) are read
+   * from the store either way.
    */
   async ls(opts: { all?: boolean; at?: Instant; where?: string } = {}): Promise<Outcome<LsValue>> {
     // compiled before any read, so a bad selector fails at once (select/bad-term)
     const selector = opts.where === undefined ? undefined : compileSelector(opts.where);
     const now = nowOr(this.deps.clock, opts.at);
+    const store = this.deps.store;
+    const matches = async (ticket: string, fields: SelectFields, eventIds: () => readonly string[]): Promise<boolean> => {
+      if (selector === undefined) return true;
+      const signed = selector.readsSignatures ? signedEventIds(await store.sidecarNames(ticket)) : undefined;
+      return selector.test(withSignatures(fields, signed === undefined ? [] : eventIds(), signed));
+    };
     let listed: { rows: readonly LsRow[]; skipped: readonly SkippedTicket[]; warnings: readonly string[] } | undefined;
-    if (selector === undefined && this.deps.derivedIndex !== false) listed = await (await import('./ls-index.js')).indexedLsRows(this.deps.store, now);
+    if (this.deps.derivedIndex !== false) {
+      const indexed = await (await import('./ls-index.js')).indexedLsRows(store, now, selector === undefined ? {} : { select: selector.readsOnlyStages ? 'stages' : 'fields' });
+      if (indexed !== undefined) {
+        const rows: LsRow[] = [];
+        for (const [i, row] of indexed.rows.entries()) {
+          const s = indexed.select?.[i];
+          if (s === undefined || (await matches(row.ticket, s.fields, () => s.eventIds))) rows.push(row);
+        }
+        listed = { rows, skipped: indexed.skipped, warnings: indexed.warnings };
+      }
+    }
     if (listed === undefined) {
-      const set = await loadTicketSet(this.deps.store, now);
+      const set = await loadTicketSet(store, now);
       const rows: LsRow[] = [];
       for (const t of set.tickets) {
         const row = lsRow(t);
-        if (selector) {
-          const signed = selector.readsSignatures ? signedEventIds(await this.deps.store.sidecarNames(t.ticket)) : undefined;
-          if (!selector.test(selectRow(t, row.current, signed))) continue;
-        }
+        if (selector !== undefined && !(await matches(t.ticket, selectFields(t, row.current), () => t.events.map((e) => e.id)))) continue;
         rows.push(row);
       }
       listed = { rows, skipped: set.skipped, warnings: set.warnings };

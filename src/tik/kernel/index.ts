@@ -84,6 +84,6 @@ export { type LogEntry, logLens } from './log-lens.js';
 export { type DiffResult, diff } from './diff.js';
 export { type Finding, type LintOptions, type LintResult, LINT_RULES, PROCESS_KEYS, ROLE_KEYS, STAGE_KEYS, lint } from './lint.js';
 export { type Support, type CausalEntry, causal } from './causal.js';
-export { type SelectRow, type Selector, compileSelector, MAX_SELECTOR_LENGTH } from './select.js';
+export { type SelectRow, type Selector, compileSelector, MAX_SELECTOR_LENGTH, strOf } from './select.js';
 export { type PlanStatus, type PlanSummary, planSummary } from './plan.js';
 export { type DerivationWindow, derivationWindow } from './derivation-window.js';

@@ -40,6 +40,11 @@ export interface Selector {
   readonly test: (row: SelectRow) => boolean;
   /** The selector has an `unsigned` term: the caller must fill `unsigned` from the store. */
   readonly readsSignatures: boolean;
+  /**
+   * Every term is `stage=` or `unsigned`: of the row, only `current` (and `unsigned`) is read, so a
+   * caller may leave the other fields empty.
+   */
+  readonly readsOnlyStages: boolean;
 }
 
 /** The longest selector accepted (a command-line argument, bounded like every input). */
@@ -52,8 +57,11 @@ const BARE_WORD = /^[^ \t\n\v\f\r:=~]+$/;
 /** A name without its leading colon: `:high`, `"high"` and `high` spell one name. */
 const bareName = (s: string): string => (s.startsWith(':') ? s.slice(1) : s);
 
-/** Clojure's `str` of a fact value: a string is itself, anything else its EDN text. */
-const strOf = (v: EdnValue): string => (typeof v === 'string' ? v : v instanceof Keyword ? v.toString() : emit(v));
+/**
+ * Clojure's `str` of a fact value: a string is itself, anything else its EDN text. All that
+ * `fact:path=value` reads of a value, so a row may hold this text (a string) in its place.
+ */
+export const strOf = (v: EdnValue): string => (typeof v === 'string' ? v : v instanceof Keyword ? v.toString() : emit(v));
 
 function badTerm(term: string, why: string): TikError {
   return new TikError('select/bad-term', `unknown selector term: ${term} (${why})`, {
@@ -61,10 +69,10 @@ function badTerm(term: string, why: string): TikError {
   });
 }
 
-function atom(term: string): { test: (row: SelectRow) => boolean; signatures?: true } {
+function atom(term: string): { test: (row: SelectRow) => boolean; signatures?: true; stages?: true } {
   if (term === 'disputed') return { test: (r) => r.disputed };
   if (term === 'conflicted') return { test: (r) => r.conflicted };
-  if (term === 'unsigned') return { test: (r) => r.unsigned, signatures: true };
+  if (term === 'unsigned') return { test: (r) => r.unsigned, signatures: true, stages: true };
   if (term.startsWith('~')) {
     const needle = term.slice(1).toLowerCase();
     return { test: (r) => r.haystack.includes(needle) };
@@ -90,7 +98,7 @@ function atom(term: string): { test: (row: SelectRow) => boolean; signatures?: t
     if (value === '') throw badTerm(term, `${key}= needs a value`);
     if (key === 'stage') {
       const want = bareName(value);
-      return { test: (r) => [...r.current].some((s) => bareName(s) === want) };
+      return { test: (r) => [...r.current].some((s) => bareName(s) === want), stages: true };
     }
     if (key === 'actor') return { test: (r) => r.actors.has(value) };
     if (key === 'derived-from') return { test: (r) => r.derivedFrom.has(value) };
@@ -114,6 +122,7 @@ export function compileSelector(expr: string): Selector {
   const words = trimmed === '' ? [] : trimmed.split(WHITESPACE).filter((w) => w !== 'and');
   const tests: ((row: SelectRow) => boolean)[] = [];
   let readsSignatures = false;
+  let readsOnlyStages = true;
   for (let i = 0; i < words.length; i++) {
     const negated = words[i] === 'not';
     if (negated) {
@@ -122,7 +131,8 @@ export function compileSelector(expr: string): Selector {
     }
     const a = atom(words[i]!);
     if (a.signatures) readsSignatures = true;
+    if (!a.stages) readsOnlyStages = false;
     tests.push(negated ? (r) => !a.test(r) : a.test);
   }
-  return { test: (row) => tests.every((t) => t(row)), readsSignatures };
+  return { test: (row) => tests.every((t) => t(row)), readsSignatures, readsOnlyStages };
 }

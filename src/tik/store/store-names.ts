@@ -51,11 +51,15 @@ export function checkSidecarName(name: string): void {
   }
 }
 
-export function checkRootWitnessName(name: string): void {
-  if (typeof name !== 'string' || SIDECAR_NAME.exec(name)?.[2] !== 'witness') {
-    throw new TikError('store/bad-sidecar-name', `root witness name ${JSON.stringify(name)} is not <root>.witness.<fpr16>`, {
+/** An OpenTimestamps proof of a root document (`tik root --anchor`), kept as `roots/<root>.ots`. */
+export const ROOT_ANCHOR_NAME = /^sha256-[0-9a-f]{64}\.ots$/;
+
+/** A file of `roots/`: a root witness `<root>.witness.<fpr16>` or an anchor `<root>.ots`. */
+export function checkRootSidecarName(name: string): void {
+  if (typeof name !== 'string' || (SIDECAR_NAME.exec(name)?.[2] !== 'witness' && !ROOT_ANCHOR_NAME.test(name))) {
+    throw new TikError('store/bad-sidecar-name', `root sidecar name ${JSON.stringify(name)} is not <root>.witness.<fpr16> or <root>.ots`, {
       where: 'roots',
-      hint: 'root witnesses are named sha256-<root hash>.witness.<16 hex>',
+      hint: 'root witnesses are named sha256-<root hash>.witness.<16 hex>, anchors sha256-<root hash>.ots',
     });
   }
 }

@@ -130,11 +130,13 @@ export interface EventStore {
   /** Names of the named definitions (file stems, excluding `*.tests.edn`), sorted. */
   listProcesses(): Promise<readonly string[]>;
 
-  // ── root witnesses: `roots/<root>.witness.<fpr16>` (the root document itself is not kept) ──
+  // ── root sidecars: witnesses `roots/<root>.witness.<fpr16>` and OpenTimestamps anchors
+  // `roots/<root>.ots` (the root document itself is not kept) ──
   /** Names of root witnesses (`sha256-<root>.witness.<fpr16>`), sorted. */
   rootWitnessNames(): Promise<readonly string[]>;
+  /** A root witness or anchor (`<root>.ots`), or undefined. */
   readRootWitness(name: string): Promise<Uint8Array | undefined>;
-  /** Stores a root witness; false if the identical file was already there. */
+  /** Stores a root witness or anchor; false if the identical file was already there. */
   putRootWitness(name: string, bytes: Uint8Array): Promise<boolean>;
 
   // ── disposable derived data ──────────────────────────────────────────────────────────────────

@@ -1,5 +1,7 @@
 // The ls index is a cache, never authority (ADR 0013, issue 18): whatever happens to it or behind
-// its back, `tik ls` answers exactly as a run that derives every ticket from the log (TIK_INDEX=off).
+// its back, `tik ls`, `tik ls --where` and `tik search` answer exactly as a run that derives every
+// ticket from the log (TIK_INDEX=off).
+import { execFileSync } from 'node:child_process';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +19,7 @@ afterEach(() => {
 });
 
 const INDEX = '.tik-index/ls.json';
+const SELECT = '.tik-index/select.json';
 const H49 = '2026-07-10T11:00:00Z'; // T0 + 49 h: support-request's :escalated needs 48 h without a category
 
 async function store(): Promise<string> {
@@ -53,7 +56,31 @@ async function expectSameAnswer(d: string, env: Record<string, string> = {}, arg
   return got;
 }
 
-const hits = async (d: string, at = T0): Promise<number> => (await indexedLsRows(new FileStore(d), new Instant(Date.parse(at))))!.hits;
+/** Selectors over every term the index answers, and `search`. */
+export const SELECTIONS: readonly string[][] = [
+  ['ls', '--all', '--where', 'stage=:triaged', '--json'],
+  ['ls', '--where', 'stage=escalated'],
+  ['ls', '--all', '--where', 'fact:severity=:high and not disputed', '--json'],
+  ['ls', '--all', '--where', 'fact:category', '--json'],
+  ['ls', '--all', '--where', 'actor=customer', '--json'],
+  ['ls', '--all', '--where', 'disputed', '--json'],
+  ['ls', '--all', '--where', 'not conflicted', '--json'],
+  ['ls', '--all', '--where', 'unsigned', '--json'],
+  ['ls', '--all', '--where', 'not unsigned', '--json'],
+  ['ls', '--all', '--where', '~login', '--json'],
+  ['search', 'export', 'billing', '--json'],
+  ['search', 'LOGIN'],
+];
+
+/** Every selection through the index equals the same selection without it; the stdout of each. */
+async function expectSameSelections(d: string, env: Record<string, string> = {}): Promise<string[]> {
+  const out: string[] = [];
+  for (const args of SELECTIONS) out.push((await expectSameAnswer(d, env, args)).stdout);
+  return out;
+}
+
+const hits = async (d: string, at = T0, select?: 'stages' | 'fields'): Promise<number> =>
+  (await indexedLsRows(new FileStore(d), new Instant(Date.parse(at)), select === undefined ? {} : { select }))!.hits;
 
 describe('the ls index', () => {
   it('is written by the first ls, serves every unchanged ticket after it, and answers as the log does', async () => {
@@ -92,6 +119,24 @@ describe('the ls index', () => {
     expect((await expectSameAnswer(d)).stdout).toBe(want);
     writeFileSync(join(d, INDEX), '');
     expect((await expectSameAnswer(d)).stdout).toBe(want);
+
+    // the same for selections: deleted, truncated, corrupted (either file)
+    const selected = await expectSameSelections(d);
+    expect(existsSync(join(d, SELECT))).toBe(true);
+    rmSync(join(d, '.tik-index'), { recursive: true });
+    expect(await expectSameSelections(d)).toEqual(selected);
+    rmSync(join(d, SELECT));
+    expect(await expectSameSelections(d)).toEqual(selected);
+    truncateSync(join(d, SELECT), 300);
+    expect(await expectSameSelections(d)).toEqual(selected);
+    truncateSync(join(d, INDEX), 300);
+    expect(await expectSameSelections(d)).toEqual(selected);
+    // a changed fact in the kept select fields, still JSON: the checksum no longer holds
+    const kept = readFileSync(join(d, SELECT), 'utf8');
+    expect(kept).toContain(':technical');
+    writeFileSync(join(d, SELECT), kept.replaceAll(':technical', ':billing'));
+    expect(await expectSameSelections(d)).toEqual(selected);
+    expect(await hits(d, T0, 'fields')).toBe(3);
   });
 
   it('changes no answer when forged: a checksum recomputed by someone without this user\'s key (a copied or shipped index) is not trusted', async () => {
@@ -104,14 +149,25 @@ describe('the ls index', () => {
     const format = text.slice(0, nl).split(' ')[0]!;
     const body = text.slice(nl + 1).replace('Login fails', 'Login forged');
     expect(body).toContain('Login forged');
-    for (const forged of [
-      `${format} sha256-${createHash('sha256').update(body).digest('hex')}\n${body}`,
-      `${format} hmac-sha256-${createHmac('sha256', randomBytes(32)).update(body).digest('hex')}\n${body}`,
-    ]) {
+    const forge = (f: string, b: string): string[] => [
+      `${f} sha256-${createHash('sha256').update(b).digest('hex')}\n${b}`,
+      `${f} hmac-sha256-${createHmac('sha256', randomBytes(32)).update(b).digest('hex')}\n${b}`,
+    ];
+    for (const forged of forge(format, body)) {
       writeFileSync(join(d, INDEX), forged);
       const got = (await expectSameAnswer(d)).stdout;
       expect(got).toBe(want);
       expect(got).not.toContain('Login forged');
+    }
+    // forged select fields: every ticket seb's, disputed, and about logins
+    const selected = await expectSameSelections(d);
+    const selectText = readFileSync(join(d, SELECT), 'utf8');
+    const selectNl = selectText.indexOf('\n');
+    const selectBody = selectText.slice(selectNl + 1).replaceAll('\\"customer\\"', '\\"seb\\"').replaceAll(',false,', ',true,').replaceAll('export is slow', 'login');
+    expect(selectBody).not.toBe(selectText.slice(selectNl + 1));
+    for (const forged of forge(selectText.slice(0, selectNl).split(' ')[0]!, selectBody)) {
+      writeFileSync(join(d, SELECT), forged);
+      expect(await expectSameSelections(d)).toEqual(selected);
     }
   });
 
@@ -125,10 +181,15 @@ describe('the ls index', () => {
     await ok(replica, ['set', a!, 'resolution.ref=abcdef123456']);
     await ok(replica, ['--actor', 'customer', 'set', a!, 'customer.ack=true']);
     const events = join('tickets', a!, 'events');
+    const selectedBefore = await expectSameSelections(d);
     for (const f of readdirSync(join(replica, events))) if (!existsSync(join(d, events, f))) cpSync(join(replica, events, f), join(d, events, f));
     const after = await expectSameAnswer(d);
     expect(after.stdout).not.toBe(before);
     expect(await hits(d)).toBe(3);
+    // the copied-in events change what the selectors see (a customer now acted on a)
+    const selectedAfter = await expectSameSelections(d);
+    expect(selectedAfter).not.toEqual(selectedBefore);
+    expect((await ls(d, {}, ['ls', '--all', '--where', 'actor=customer fact:customer.ack=true', '--json'])).stdout).toContain(a!);
   });
 
   it('derives again when a time guard expires, and when TIK_NOW goes back', async () => {
@@ -145,6 +206,12 @@ describe('the ls index', () => {
     expect(await hits(d, T0)).toBe(3);
     await expectSameAnswer(d);
     await expectSameAnswer(d, {}, ['ls', '--all', '--json']);
+    // stage= past the time guard: derived again, from the index or not
+    const escalated = ['ls', '--where', 'stage=:escalated', '--json'];
+    expect(JSON.parse((await expectSameAnswer(d, {}, escalated)).stdout)).toEqual([]);
+    expect((JSON.parse((await expectSameAnswer(d, { TIK_NOW: H49 }, escalated)).stdout) as { ticket: string }[]).map((r) => r.ticket)).toEqual([b]);
+    await expectSameSelections(d, { TIK_NOW: H49 });
+    await expectSameSelections(d);
   });
 
   it('follows the definition and the roles register', async () => {
@@ -173,15 +240,66 @@ describe('the ls index', () => {
   it('stays whole under concurrent runs that write it, and then serves every ticket', async () => {
     const d = await store();
     const ids = await scenario(d);
-    const runs = await Promise.all([...Array(6).keys()].map((i) => (i % 2 === 0 ? ls(d) : ok(d, ['set', ids[i % 3]!, `severity=${i < 3 ? 'low' : 'normal'}`]))));
+    const where = ['ls', '--all', '--where', 'not disputed', '--json'];
+    const runs = await Promise.all(
+      [...Array(9).keys()].map((i) => (i % 3 === 0 ? ls(d) : i % 3 === 1 ? ls(d, {}, where) : ok(d, ['set', ids[i % 3]!, `severity=${i < 4 ? 'low' : 'normal'}`]))),
+    );
     for (const r of runs) if (typeof r !== 'string') expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(join(d, '.tik-index')).filter((n) => n.startsWith('.tmp-'))).toEqual([]);
     await expectSameAnswer(d);
+    await expectSameSelections(d);
     expect(await readDerived(join(d, '.tik-index'), 'ls.json', 'tik-ls-index/2')).toBeDefined();
+    expect(await readDerived(join(d, '.tik-index'), 'select.json', 'tik-select-index/1')).toBeDefined();
     expect(await hits(d)).toBe(3);
+    expect(await hits(d, T0, 'fields')).toBe(3);
   });
 
-  it('is not used with a selector, and is not exported, synced or migrated', async () => {
+  it('serves ls --where and search: every selection answers as without it, from entries the first run kept', async () => {
+    const d = await store();
+    const [a, , c] = await scenario(d);
+    // a selection alone builds the index, and the next one is served from it
+    const selected = await expectSameSelections(d);
+    expect(existsSync(join(d, INDEX))).toBe(true);
+    expect(await hits(d, T0, 'fields')).toBe(3);
+    expect(JSON.parse(selected[5]!)).toHaveLength(1); // disputed: c
+    expect(selected[5]).toContain(c!);
+    expect(JSON.parse(selected[7]!)).toHaveLength(3); // nothing is signed yet
+    // signing adds sidecars, not events: the entries still hold, and `unsigned` reads the signatures
+    const key = join(tempDir(), 'k');
+    dirs.push(join(key, '..'));
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'seb', '-f', key]);
+    await ok(d, ['sign', a!, '--key', key]);
+    const signed = await expectSameSelections(d);
+    expect(await hits(d, T0, 'fields')).toBe(3);
+    expect(JSON.parse(signed[7]!)).toHaveLength(2);
+    expect(signed[8]).toContain(a!);
+    // proof that the rows come from the index: an event edited in place under its own name (the
+    // documented blind spot) shows through TIK_INDEX=off only
+    const events = join(d, 'tickets', c!, 'events');
+    const file = readdirSync(events).find((f) => f.endsWith('.edn'))!;
+    writeFileSync(join(events, file), '{:edited "in place"}');
+    const disputed = ['ls', '--all', '--where', 'disputed', '--json'];
+    expect((await ls(d, {}, disputed)).stdout).toBe(selected[5]);
+    expect((await noIndex(d, {}, disputed)).code).toBe(1);
+  });
+
+  it('answers a selector of stages (and signatures) from ls.json alone, without select.json', async () => {
+    const d = await store();
+    await scenario(d);
+    await ls(d);
+    expect(existsSync(join(d, SELECT))).toBe(false);
+    expect(await hits(d, T0, 'stages')).toBe(3);
+    for (const where of ['stage=:triaged', 'not stage=received', 'stage=:triaged unsigned', 'not unsigned']) {
+      await expectSameAnswer(d, {}, ['ls', '--all', '--where', where, '--json']);
+      await expectSameAnswer(d, { TIK_NOW: H49 }, ['ls', '--all', '--where', where, '--json']);
+    }
+    // neither read nor written: a selector of stages alone does not need it
+    expect(existsSync(join(d, SELECT))).toBe(false);
+    await expectSameAnswer(d, {}, ['ls', '--all', '--where', 'stage=:triaged fact:severity', '--json']);
+    expect(existsSync(join(d, SELECT))).toBe(true);
+  });
+
+  it('is not exported, synced or migrated', async () => {
     const d = await store();
     await scenario(d);
     await ls(d);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFORMANCE, eventFiles, json, scratchDirs, snapshot, tik } from './harness.js';
@@ -211,4 +211,36 @@ describe('tik probe', () => {
     expect(eventFiles(a.d, a.id)).toHaveLength(5);
     expect(Object.keys(files(a.d)).filter((f) => f.includes('.sig.'))).toHaveLength(3);
   });
+
+  it('stops a probe that hangs after --timeout: its process group is killed and the probe fails naming the ticket', async () => {
+    const { d, id } = await trackTicket(['repo=widget'], 'widget');
+    const before = snapshot(d);
+    // a real hanging probe with a child of its own (a `sleep` it waits on) that would outlive a kill of the shell alone
+    const hang = 'sleep 600 & echo $! > sleeper.pid; echo gate=green; wait';
+    const r = await probeIn(d, [id, '--command', hang, '--timeout', '1']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`probe/timeout: the probe of ${id} (widget) did not finish within 1 s`);
+    expect(snapshot(d)).toEqual({ ...before, 'widget/sleeper.pid': expect.any(String) });
+    expect(gone(Number(readFileSync(join(d, 'widget', 'sleeper.pid'), 'utf8').trim()))).toBe(true);
+    // in a sweep it is one failed probe among others, named with its reason
+    const swept = await probeIn(d, ['--command', hang, '--timeout', '0.5', '--json']);
+    expect(swept.code).toBe(1);
+    const sweep = JSON.parse(swept.stdout) as ProbeJson;
+    expect(sweep).toMatchObject({ ran: 1, failed: 1, derived: 0 });
+    expect(sweep.tickets[0]!.reason).toMatch(/did not finish within 0\.5 s/);
+    const bad = await probeIn(d, [id, '--command', 'echo gate=green', '--timeout', 'soon']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/cli\/usage: --timeout must be/);
+  });
 });
+
+/** Whether a process has ended (absent, or a zombie nobody reaped yet); waits a little for the kill to land. */
+function gone(pid: number): boolean {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const stat = `/proc/${pid}/stat`;
+    const dead = !existsSync(stat) || / Z /.test(readFileSync(stat, 'utf8').replace(/^.*\)/, ' '));
+    if (dead || Date.now() > deadline) return dead;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+  }
+}

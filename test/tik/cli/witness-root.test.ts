@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { json, scratchDirs, snapshot, tik } from './harness.js';
@@ -31,7 +31,21 @@ interface RootJson {
   tickets: number;
   document: string;
   witness: { sidecar: string; written: boolean } | null;
+  anchor: { sidecar: string; written: boolean } | null;
 }
+
+/**
+ * A directory holding an `ots` executable with this shell body. The real opentimestamps-client
+ * sends the file's digest to public calendars, which a test cannot reach; this one writes, as
+ * `ots stamp FILE` does, `FILE.ots` beside the file, holding the SHA-256 of the bytes it was given.
+ */
+function otsBin(body: string): string {
+  const dir = scratch.dir('tik-ots-');
+  writeFileSync(join(dir, 'ots'), `#!/bin/sh\n${body}\n`);
+  chmodSync(join(dir, 'ots'), 0o755);
+  return dir;
+}
+const STAMPS = '[ "$1" = stamp ] && [ -f "$2" ] || exit 64\nprintf "proof of %s\\n" "$(sha256sum "$2" | cut -d" " -f1)" > "$2.ots"';
 
 describe('tik witness', () => {
   it('countersigns every current head, once; verify checks the witnesses (L3)', async () => {
@@ -122,7 +136,7 @@ describe('tik root', () => {
     expect(v.store.notes.map((n) => n.code)).toContain('store/stale-root-witness');
   });
 
-  it('--witness without a key or with --remote, and --anchor, are refused before anything is written', async () => {
+  it('--witness without a key or with --remote are refused before anything is written', async () => {
     const d = await store();
     await tik(d, ['new', 'support-request']);
     const before = snapshot(d);
@@ -132,10 +146,49 @@ describe('tik root', () => {
     const remote = await tik(d, ['--remote', 'http://127.0.0.1:9', 'root', '--witness', '--key', keypair('k')]);
     expect(remote.code).toBe(2);
     expect(remote.stderr).toMatch(/root --witness cannot run with --remote/);
-    const anchor = await tik(d, ['root', '--anchor']);
-    expect(anchor.code).toBe(1);
-    expect(anchor.stderr).toMatch(/root\/anchor-unsupported: .*not implemented/);
-    expect(anchor.stderr).toMatch(/hint: .*ots stamp/);
+    expect(snapshot(d)).toEqual(before);
+  });
+
+  it('--anchor stamps the root document with the external ots tool and keeps the proof as roots/<root>.ots', async () => {
+    const d = await store();
+    const id = (await tik(d, ['new', 'support-request'])).stdout.trim();
+    const withOts = (bin: string) => ({ PATH: `${bin}:${process.env.PATH ?? ''}` });
+    const r = json<RootJson>(await tik(d, ['root', '--anchor', '--json'], withOts(otsBin(STAMPS))));
+    expect(r.anchor).toEqual({ sidecar: `${r.root}.ots`, written: true });
+    expect(r.witness).toBeNull();
+    // the proof is over the document's bytes, whose SHA-256 is the root; the document is not kept
+    expect(readdirSync(join(d, 'roots'))).toEqual([`${r.root}.ots`]);
+    expect(readFileSync(join(d, 'roots', `${r.root}.ots`), 'utf8')).toBe(`proof of ${r.root.slice('sha256-'.length)}\n`);
+    // a root already anchored keeps its proof (an upgraded one holds the block): ots is not run again
+    const before = snapshot(d);
+    const failing = otsBin('echo "should not run" >&2; exit 1');
+    const again = await tik(d, ['root', '--anchor'], withOts(failing));
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(`${r.root} (1 tickets)\nanchored ${r.root.slice(0, 19)}… -> ${r.root}.ots (already stamped; upgrade after ~1 block: ots upgrade)\n`);
+    expect(snapshot(d)).toEqual(before);
+    // a new root: the stamp fails (calendars unreachable), exit 1, nothing written
+    await tik(d, ['set', id, 'category=technical']);
+    const grown = snapshot(d);
+    const failed = await tik(d, ['root', '--anchor'], withOts(otsBin('echo "calendar https://a.pool.opentimestamps.org unreachable" >&2; exit 1')));
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/root\/anchor-failed: anchor failed \(calendars unreachable\?\): calendar https:\/\/a\.pool\.opentimestamps\.org unreachable/);
+    expect(snapshot(d)).toEqual(grown);
+    const human = await tik(d, ['root', '--anchor'], withOts(otsBin(STAMPS)));
+    const root = human.stdout.split(' ')[0]!;
+    expect(human.stdout).toBe(`${root} (1 tickets)\nanchored ${root.slice(0, 19)}… -> ${root}.ots (upgrade after ~1 block: ots upgrade)\n`);
+    expect(readdirSync(join(d, 'roots')).sort()).toEqual([`${r.root}.ots`, `${root}.ots`].sort());
+  });
+
+  it('--anchor without the ots tool, or with --remote, is refused and writes nothing', async () => {
+    const d = await store();
+    await tik(d, ['new', 'support-request']);
+    const before = snapshot(d);
+    const missing = await tik(d, ['root', '--anchor'], { PATH: scratch.dir('tik-empty-path-') });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/root\/anchor-unavailable: --anchor needs the external `ots` tool \(opentimestamps-client\)/);
+    const remote = await tik(d, ['--remote', 'http://127.0.0.1:9', 'root', '--anchor'], { PATH: otsBin(STAMPS) });
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toMatch(/root --anchor cannot run with --remote/);
     expect(snapshot(d)).toEqual(before);
   });
 });

@@ -63,6 +63,23 @@ describe('selector atoms (upstream tik.select)', () => {
     expect(match('not unsigned', { ...row, unsigned: true })).toBe(false);
   });
 
+  it('says when it reads stages (and signatures) alone: then the other fields cannot change its answer', () => {
+    expect(compileSelector('stage=:x not stage=y unsigned').readsOnlyStages).toBe(true);
+    expect(compileSelector('').readsOnlyStages).toBe(true);
+    for (const e of ['stage=:x disputed', 'fact:a', 'actor=x', '~z', 'conflicted', 'derived-from=h', 'word']) expect(compileSelector(e).readsOnlyStages, e).toBe(false);
+    const blank: SelectRow = { ...row, facts: new Map(), actors: new Set(), derivedFrom: new Set(), haystack: '', disputed: false, conflicted: false };
+    const pieces = ['stage=:triaged', 'stage=x', 'not', 'unsigned', 'disputed', 'fact:severity', 'actor=seb', '~login'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 5 }), fc.boolean(), (words, unsigned) => {
+        if (words[words.length - 1] === 'not') words.push('unsigned');
+        const sel = compileSelector(words.join(' '));
+        if (!sel.readsOnlyStages) return true;
+        return sel.test({ ...row, unsigned }) === sel.test({ ...blank, unsigned });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('refuses bad terms with select/bad-term', () => {
     for (const bad of ['bogus=nope', 'stage=:blocked and not', 'not', 'stage=', '=x', 'a:b', 'fact:', 'fact:a..b', 'x'.repeat(9000)]) {
       let code: string | undefined;

@@ -261,6 +261,12 @@ export function describeEventStoreContract(name: string, make: () => Promise<Con
         expect(Buffer.from((await s.readRootWitness(name))!).toString()).toBe('w');
         await expectCode(s.putRootWitness(`${idOf('x')}.sig.${FPR}`, Buffer.from('w')), 'store/bad-sidecar-name');
         await expectCode(s.readRootWitness('../actors'), 'store/bad-sidecar-name');
+        // an OpenTimestamps anchor is kept beside them, and is not listed as a witness
+        const anchor = `${idOf('root doc')}.ots`;
+        expect(await s.putRootWitness(anchor, Buffer.from('proof'))).toBe(true);
+        expect(Buffer.from((await s.readRootWitness(anchor))!).toString()).toBe('proof');
+        expect(await s.rootWitnessNames()).toEqual([name]);
+        await expectCode(s.putRootWitness(`${idOf('x')}.edn.ots`, Buffer.from('w')), 'store/bad-sidecar-name');
       }));
 
     it('named definitions are listed by stem, tests files excluded', () =>

@@ -25,7 +25,7 @@ import {
   checkBytesMatch,
   checkContentId,
   checkProcessName,
-  checkRootWitnessName,
+  checkRootSidecarName,
   checkSidecarName,
   checkTicket,
   sha256Id,
@@ -516,13 +516,13 @@ export class FileStore implements EventStore {
   }
 
   async readRootWitness(name: string): Promise<Uint8Array | undefined> {
-    checkRootWitnessName(name);
+    checkRootSidecarName(name);
     const b = await readIfExists(join(rootsDir(this.base), name));
     return b === undefined ? undefined : new Uint8Array(b);
   }
 
   async putRootWitness(name: string, bytes: Uint8Array): Promise<boolean> {
-    checkRootWitnessName(name);
+    checkRootSidecarName(name);
     const path = join(rootsDir(this.base), name);
     const old = await readIfExists(path);
     if (old !== undefined && old.equals(bytes)) return false;

@@ -18,7 +18,7 @@ import {
   SIDECAR_NAME,
   checkContentId,
   checkProcessName,
-  checkRootWitnessName,
+  checkRootSidecarName,
   checkSidecarName,
   checkTicket,
   sha256Id,
@@ -138,11 +138,11 @@ export class KeyedFiles {
     return (await this.bag.list('roots')).filter((n) => SIDECAR_NAME.exec(n)?.[2] === 'witness').sort();
   }
   async readRootWitness(name: string): Promise<Uint8Array | undefined> {
-    checkRootWitnessName(name);
+    checkRootSidecarName(name);
     return this.bag.get(`roots/${name}`);
   }
   async putRootWitness(name: string, bytes: Uint8Array): Promise<boolean> {
-    checkRootWitnessName(name);
+    checkRootSidecarName(name);
     return this.putIfChanged(`roots/${name}`, bytes);
   }
 
