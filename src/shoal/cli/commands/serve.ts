@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import { onShutdownSignals, secondsToMs } from '../../../core/graceful-shutdown.js';
 import { AUTH_OFF_WARNING } from '../../auth/edge-auth.js';
 import { ShoalError } from '../../errors.js';
 import { adminPlugin } from '../../server/admin-plugin.js';
@@ -13,6 +14,12 @@ import { auditAdminPlugin } from '../../server/audit-admin-plugin.js';
 import { readTlsFiles } from '../../server/tls-files.js';
 import { readInstanceConfig, startInstance } from './open-instance.js';
 
+const seconds = (max: number) => (v: string): number => {
+  const ms = secondsToMs(v, max);
+  if (ms === undefined) throw new InvalidArgumentError(`expected a number of seconds between 0 and ${max}`);
+  return ms;
+};
+
 /**
  * `shoal serve --config FILE [--port P] [--host H]`: the HTTP data API over one instance. Starting
  * an instance deploys its file as the catalog's owner says (`control_plane.catalog`; see
@@ -26,7 +33,9 @@ export function registerServe(program: Command): void {
     .option('--port <port>', 'port to listen on', (v) => Number.parseInt(v, 10), 8000)
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--poll-ms <ms>', 'registry epoch poll interval', (v) => Number.parseInt(v, 10), 2000)
-    .action(async (opts: { config: string; port: number; host: string; pollMs: number }) => {
+    .option('--drain-delay <seconds>', 'after SIGTERM, /ready answers 503 and queries are still served this long before the listener closes (so a balancer notices)', seconds(3600), 2000)
+    .option('--shutdown-grace <seconds>', 'after SIGTERM, exit within this many seconds whatever is still running (drain included)', seconds(3600), 30_000)
+    .action(async (opts: { config: string; port: number; host: string; pollMs: number; drainDelay: number; shutdownGrace: number }) => {
       const loaded = readInstanceConfig(opts.config);
       const server = loaded.config.stateful.server;
       // read the certificate before anything starts: a bad server.tls never serves plain HTTP
@@ -65,15 +74,21 @@ export function registerServe(program: Command): void {
         app.log.warn(AUTH_OFF_WARNING);
         process.stderr.write(`shoal: WARNING: ${AUTH_OFF_WARNING}\n`);
       }
-      const shutdown = async (): Promise<void> => {
-        await app.close().catch(() => undefined);
-        await queue?.close();
-        await auditStore?.close().catch(() => undefined);
-        await instance.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', () => void shutdown());
-      process.once('SIGTERM', () => void shutdown());
+      // SIGTERM: /ready 503, drain, close the listener, finish requests in flight, flush the audit
+      // queue, stop the MV loop (a refresh in flight completes and its commit releases the lease;
+      // one cut off by the grace is left to expire), exit 0 — all within --shutdown-grace.
+      onShutdownSignals({
+        drainMs: opts.drainDelay,
+        graceMs: opts.shutdownGrace,
+        drain: () => instance.drain(),
+        close: async () => {
+          await app.close();
+          await queue?.close();
+          await auditStore?.close().catch(() => undefined);
+          await instance.close();
+        },
+        log: (m) => process.stderr.write(`shoal: ${m}\n`),
+      });
       const address = await app.listen({ port: opts.port, host: opts.host });
       process.stderr.write(`shoal: serving on ${address} (registry epoch ${instance.epoch ?? '?'}, auth: ${auth.authenticator.provider})\n`);
     });
