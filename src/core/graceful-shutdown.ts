@@ -22,8 +22,8 @@ export interface GracefulShutdown {
   readonly exit?: (code: number) => void;
 }
 
-/** Installs the SIGTERM/SIGINT handlers; returns a function that starts the same sequence (tests). */
-export function onShutdownSignals(s: GracefulShutdown): () => void {
+/** Installs the SIGTERM/SIGINT handlers; `trigger` runs what a signal runs, `uninstall` removes them (tests). */
+export function onShutdownSignals(s: GracefulShutdown): { trigger: () => void; uninstall: () => void } {
   const exit = s.exit ?? ((code: number) => process.exit(code));
   let stopping = false;
   const stop = (): void => {
@@ -57,7 +57,13 @@ export function onShutdownSignals(s: GracefulShutdown): () => void {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  return stop;
+  return {
+    trigger: stop,
+    uninstall: () => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+    },
+  };
 }
 
 /** Parses a seconds option (`--drain-delay`, `--shutdown-grace`) into milliseconds; undefined when invalid. */

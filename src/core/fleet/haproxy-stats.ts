@@ -40,11 +40,12 @@ export function parseShowStat(csv: string, backend: string): HaproxyServerView[]
   const lines = csv.split('\n').filter((l) => l.trim() !== '');
   const header = lines[0]?.replace(/^# /, '').split(',') ?? [];
   const col = (name: string): number => header.indexOf(name);
-  const [px, sv, status, stot, check] = [col('pxname'), col('svname'), col('status'), col('stot'), col('check_status')];
+  const [px, sv, status, stot, check, bck] = [col('pxname'), col('svname'), col('status'), col('stot'), col('check_status'), col('bck')];
   const out: HaproxyServerView[] = [];
   for (const line of lines.slice(1)) {
     const f = line.split(',');
-    if (f[px] !== backend || f[sv] === 'BACKEND' || f[sv] === 'FRONTEND') continue;
+    // the members' unchecked last-resort entries are backups: not members
+    if (f[px] !== backend || f[sv] === 'BACKEND' || f[sv] === 'FRONTEND' || f[bck] === '1') continue;
     out.push({ name: f[sv] ?? '', status: f[status] ?? '', sessions: Number(f[stot] ?? 0), check: f[check] ?? '' });
   }
   return out;
