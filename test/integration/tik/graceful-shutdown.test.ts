@@ -4,7 +4,7 @@
  * the replica exits 0; a second signal exits 1 at once.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServer, type ServerProcess } from '../../support/processes.js';
+import { exitCode, signalTwice, startServer, type ServerProcess } from '../../support/processes.js';
 import { freePort } from '../../support/services.js';
 import { until } from '../../support/until.js';
 import { cleanup, tempDir, tik } from '../../tik/cli/harness.js';
@@ -26,7 +26,6 @@ describe('tik serve: graceful shutdown', () => {
     servers.push(s);
     return s;
   };
-  const exitCode = (s: ServerProcess) => new Promise<number | null>((r) => (s.child.exitCode !== null ? r(s.child.exitCode) : s.child.once('exit', (code) => r(code))));
 
   it('answers /ready 503 from the signal on, serves through the drain, and exits 0', async () => {
     const s = await serve('--drain-delay', '2', '--shutdown-grace', '30');
@@ -46,10 +45,6 @@ describe('tik serve: graceful shutdown', () => {
 
   it('exits 1 at once on a second signal', async () => {
     const s = await serve('--drain-delay', '600', '--shutdown-grace', '600');
-    const exited = exitCode(s);
-    s.child.kill('SIGTERM');
-    await until('/ready 503', async () => ((await fetch(`${s.url}/ready`)).status === 503 ? true : undefined));
-    s.child.kill('SIGTERM');
-    expect(await exited).toBe(1);
+    expect(await signalTwice(s)).toBe(1);
   });
 });

@@ -82,7 +82,10 @@ export function registerServe(program: Command): void {
         graceMs: opts.shutdownGrace,
         drain: () => instance.drain(),
         close: async () => {
-          await app.close();
+          // a keep-alive connection whose request was in flight turns idle only once it is
+          // answered; close such connections as they go idle, or the close waits for their timeout
+          const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+          await app.close().finally(() => clearInterval(sweep));
           await queue?.close();
           await auditStore?.close().catch(() => undefined);
           await instance.close();

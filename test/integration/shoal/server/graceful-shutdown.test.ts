@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type ServerProcess } from '../../../support/processes.js';
+import { exitCode, signalTwice, startServer, type ServerProcess } from '../../../support/processes.js';
 import { service } from '../../../support/service.js';
 import { freePort } from '../../../support/services.js';
 import { until } from '../../../support/until.js';
@@ -75,7 +75,6 @@ describe.skipIf(postgres.skip)('shoal serve: graceful shutdown', () => {
       const r = await source.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query ILIKE '%${view}%' AND pid <> pg_backend_pid()`);
       return (r.rows[0] as { n: number }).n > 0 ? true : undefined;
     });
-  const exitCode = (s: ServerProcess) => new Promise<number | null>((r) => (s.child.exitCode !== null ? r(s.child.exitCode) : s.child.once('exit', (code) => r(code))));
 
   it('finishes a query in flight after SIGTERM, answers /ready 503 while draining, and exits 0', async () => {
     const s = await serve('--drain-delay', '2', '--shutdown-grace', '60');
@@ -92,7 +91,9 @@ describe.skipIf(postgres.skip)('shoal serve: graceful shutdown', () => {
     expect((await fetch(`${s.url}/live`)).status).toBe(200);
     const answer = await slow;
     expect(answer).toEqual({ status: 200, body: expect.objectContaining({ rows: [[1], [2], [3]] }) });
-    expect(await exited).toBe(0);
+    const code = await exited;
+    if (code !== 0) process.stderr.write(s.output());
+    expect(code).toBe(0);
     expect(s.output()).toMatch(/stopped cleanly/);
   });
 
@@ -109,11 +110,7 @@ describe.skipIf(postgres.skip)('shoal serve: graceful shutdown', () => {
 
   it('exits at once on a second signal', async () => {
     const s = await serve('--drain-delay', '600', '--shutdown-grace', '600');
-    const exited = exitCode(s);
-    s.child.kill('SIGTERM');
-    await until('/ready 503', async () => ((await fetch(`${s.url}/ready`)).status === 503 ? true : undefined));
-    s.child.kill('SIGTERM');
-    expect(await exited).toBe(1);
+    expect(await signalTwice(s)).toBe(1);
     expect(s.output()).toMatch(/second signal/);
   });
 });
