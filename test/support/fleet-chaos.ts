@@ -8,6 +8,7 @@ import { Agent, request } from 'node:http';
 import { haproxyMarks, isRunning, memberMarks, readFleetState, type FleetMemberState, type FleetState } from '../../src/core/fleet/fleet-state.js';
 import { restartMember } from '../../src/core/fleet/fleet.js';
 import { haproxyView } from '../../src/core/fleet/haproxy-stats.js';
+import { prng } from './prng.js';
 
 /** One request and how to judge its answer. */
 export interface LoadRequest {
@@ -92,17 +93,8 @@ export async function runLoad(o: { url: string; concurrency: number; next: (n: n
   return report;
 }
 
-/** A deterministic random source (mulberry32), so a failing run can be replayed by its seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A deterministic random source, so a failing run can be replayed by its seed. */
+export const seededRandom = prng;
 
 export interface ChaosReport {
   kills: number;
