@@ -75,3 +75,21 @@ export async function startServer(
     },
   };
 }
+
+/** The exit code of a server process (null when a signal ended it), once it exits. */
+export function exitCode(s: ServerProcess): Promise<number | null> {
+  return new Promise((r) => (s.child.exitCode !== null || s.child.signalCode !== null ? r(s.child.exitCode) : s.child.once('exit', (code) => r(code))));
+}
+
+/** Sends SIGTERM, waits until `/ready` answers 503 (draining), then a second SIGTERM; resolves with the exit code. */
+export async function signalTwice(s: ServerProcess): Promise<number | null> {
+  const exited = exitCode(s);
+  s.child.kill('SIGTERM');
+  for (;;) {
+    const status = await fetch(`${s.url}/ready`).then((r) => r.status, () => 0);
+    if (status === 503) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  s.child.kill('SIGTERM');
+  return exited;
+}

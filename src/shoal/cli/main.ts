@@ -9,6 +9,7 @@ import { packageVersion } from '../../core/version.js';
 import { registerConfigCheck } from './commands/config-check.js';
 import { registerCredentials } from './commands/credentials.js';
 import { registerDemo } from './commands/demo.js';
+import { registerFleet } from './commands/fleet.js';
 import { registerIntrospect } from './commands/introspect.js';
 import { registerMvCheck } from './commands/mv-check.js';
 import { registerQuery } from './commands/query.js';
@@ -31,6 +32,7 @@ export function buildShoalProgram(): Command {
   registerRegistry(program);
   registerMvCheck(program);
   registerCredentials(program);
+  registerFleet(program);
   return program;
 }
 

@@ -438,6 +438,17 @@ export class ShoalInstance implements QueryService {
     return this.state !== undefined;
   }
 
+  private draining = false;
+
+  /** Begins a graceful shutdown: `/ready` turns 503 at once; queries are still served until the server closes. */
+  drain(): void {
+    this.draining = true;
+  }
+
+  isDraining(): boolean {
+    return this.draining;
+  }
+
   get maxConcurrentQueries(): number {
     return limitsOf(this.options.config).max_concurrent_queries;
   }

@@ -17,6 +17,7 @@ export function healthPlugin(service: QueryService, metrics: MetricsRegistry, pr
     app.addHook('onClose', async () => stopLag());
     app.get('/live', async () => ({ status: 'ok' }));
     app.get('/ready', async (_req, reply) => {
+      if (service.isDraining?.()) return reply.code(503).send({ status: 'draining' });
       if (service.isReady()) return { status: 'ready' };
       return reply.code(503).send({ status: 'warming' });
     });

@@ -58,6 +58,8 @@ export interface QueryService {
   readonly auth?: EdgeAuth;
   /** True once the engine catalog has been built from the registry. */
   isReady(): boolean;
+  /** True once a graceful shutdown began: `/ready` answers 503 so balancers stop sending, queries are still served. */
+  isDraining?(): boolean;
   health(): Promise<HealthReport>;
   query(req: QueryRequest, signal: AbortSignal): Promise<QueryResult>;
   /** The tables and columns a role may query (hidden ones absent), for `GET /data/catalog`; absent: the route answers 404. */

@@ -218,6 +218,12 @@ export const TIK_VERBS: readonly TikVerb[] = [
     load: async () => (await import('./commands/serve.js')).registerServe,
   },
   {
+    name: 'fleet',
+    synopsis: '',
+    summary: 'run N replicas on this machine behind HAProxy (fleet up|status|down; docs/operations.md)',
+    load: async () => (await import('./commands/fleet.js')).registerFleet,
+  },
+  {
     name: 'sync',
     synopsis: '[options] <url>',
     summary: 'sync this store with a tik serve replica (range-based reconciliation, then pull and push; with a sharded replica, only its shard)',

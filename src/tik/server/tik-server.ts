@@ -80,6 +80,8 @@ export interface TikServer {
   readonly recur: RecurScheduler | undefined;
   /** Starts ticking the recurrence scheduler (now, then every interval). */
   startRecur(): void;
+  /** Begins a graceful shutdown: `/ready` answers 503 at once, everything else is still served. */
+  drain(): void;
   /**
    * Stops anti-entropy (aborting sessions in flight) and the loops, stops listening, and lets
    * requests in flight finish for at most `graceMs` (default 5000) before closing their sockets.
@@ -156,6 +158,9 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   await app.register(apiRoutes({ service, authorship, hidden, gateway }));
   if (gateway) await app.register(shardLocalRoutes(gateway, (req) => authorizePeer(authorship, req)));
   await app.register(boardPage(gateway ? () => gateway.lsAllRows() : serviceBoardRows(service), authorship, hidden));
+  // The balancer's probe (always open, like /health): 503 once a graceful shutdown began.
+  let draining = false;
+  app.get('/ready', async (_req, res) => (draining ? res.code(503).send({ status: 'draining' }) : { status: 'ready' }));
   app.get('/health', async () => {
     const r = await effectiveRegister(store);
     const roles = { source: r.source, status: r.status, digest: r.digest ?? null, fileDiffers: r.fileDiffers, differsFrom: antiEntropy.peerHealth().filter((p) => p.roles?.verdict === 'differs').map((p) => p.url) };
@@ -179,6 +184,9 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
     effects,
     recur: recur?.scheduler,
     startRecur: () => recur?.loop.start(),
+    drain: () => {
+      draining = true;
+    },
     close: async (graceMs = 5000) => {
       const stopped = antiEntropy.stop();
       const closing = Promise.all([recur?.loop.stop(), effects?.close(), stopped]).then(() => app.close());

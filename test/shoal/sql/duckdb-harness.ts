@@ -4,22 +4,14 @@
  */
 import Database from 'better-sqlite3';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { prng } from '../../support/prng.js';
 import { CUSTOMERS, PAYMENTS, TPCH } from './fixtures.js';
 
 export type Row = readonly unknown[];
 export type Table = { readonly name: string; readonly cols: readonly (readonly [string, string])[]; readonly rows: readonly Row[] };
 
-/** A small deterministic PRNG so every run sees the same data. */
-export function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// a small deterministic PRNG so every run sees the same data
+export { prng };
 
 export const REGIONS = ['EU', 'US', 'APAC'] as const;
 // 'GOLD' next to 'gold': a case-insensitive collation would merge them (MySQL's default does)

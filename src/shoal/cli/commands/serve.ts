@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import { onShutdownSignals, secondsToMs } from '../../../core/graceful-shutdown.js';
 import { AUTH_OFF_WARNING } from '../../auth/edge-auth.js';
 import { ShoalError } from '../../errors.js';
 import { adminPlugin } from '../../server/admin-plugin.js';
@@ -16,6 +17,12 @@ import { ConcurrencyLimit } from '../../server/concurrency-limit.js';
 import { DEFAULT_LIMITS } from '../../config/limits.js';
 import { readInstanceConfig, startInstance } from './open-instance.js';
 
+const seconds = (max: number) => (v: string): number => {
+  const ms = secondsToMs(v, max);
+  if (ms === undefined) throw new InvalidArgumentError(`expected a number of seconds between 0 and ${max}`);
+  return ms;
+};
+
 /**
  * `shoal serve --config FILE [--port P] [--host H]`: the HTTP data API over one instance. Starting
  * an instance deploys its file as the catalog's owner says (`control_plane.catalog`; see
@@ -31,7 +38,9 @@ export function registerServe(program: Command): void {
     .option('--poll-ms <ms>', 'registry epoch poll interval', (v) => Number.parseInt(v, 10), 2000)
     .option('--pg-port <port>', 'also speak the PostgreSQL wire protocol on this port (same host, same governed path; see docs/shoal.md, PostgreSQL clients)', (v) => Number.parseInt(v, 10))
     .option('--pg-insecure-password', 'accept a PostgreSQL client\'s password over a connection that is neither TLS nor loopback')
-    .action(async (opts: { config: string; port: number; host: string; pollMs: number; pgPort?: number; pgInsecurePassword?: boolean }) => {
+    .option('--drain-delay <seconds>', 'after SIGTERM, /ready answers 503 and queries are still served this long before the listener closes (so a balancer notices)', seconds(3600), 2000)
+    .option('--shutdown-grace <seconds>', 'after SIGTERM, exit within this many seconds whatever is still running (drain included)', seconds(3600), 30_000)
+    .action(async (opts: { config: string; port: number; host: string; pollMs: number; pgPort?: number; pgInsecurePassword?: boolean; drainDelay: number; shutdownGrace: number }) => {
       const loaded = readInstanceConfig(opts.config);
       const server = loaded.config.stateful.server;
       // read the certificate before anything starts: a bad server.tls never serves plain HTTP
@@ -82,16 +91,25 @@ export function registerServe(program: Command): void {
               ...(tls ? { tls } : {}),
               insecurePassword: opts.pgInsecurePassword ?? false,
             });
-      const shutdown = async (): Promise<void> => {
-        await pg?.close().catch(() => undefined);
-        await app.close().catch(() => undefined);
-        await queue?.close();
-        await auditStore?.close().catch(() => undefined);
-        await instance.close();
-        process.exit(0);
-      };
-      process.once('SIGINT', () => void shutdown());
-      process.once('SIGTERM', () => void shutdown());
+      // SIGTERM: /ready 503, drain, close the listener, finish requests in flight, flush the audit
+      // queue, stop the MV loop (a refresh in flight completes and its commit releases the lease;
+      // one cut off by the grace is left to expire), exit 0 — all within --shutdown-grace.
+      onShutdownSignals({
+        drainMs: opts.drainDelay,
+        graceMs: opts.shutdownGrace,
+        drain: () => instance.drain(),
+        close: async () => {
+          // a keep-alive connection whose request was in flight turns idle only once it is
+          // answered; close such connections as they go idle, or the close waits for their timeout
+          const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+          await pg?.close().catch(() => undefined);
+          await app.close().finally(() => clearInterval(sweep));
+          await queue?.close();
+          await auditStore?.close().catch(() => undefined);
+          await instance.close();
+        },
+        log: (m) => process.stderr.write(`shoal: ${m}\n`),
+      });
       // the PostgreSQL port first: once /ready answers, both protocols are served
       const pgPort = pg && opts.pgPort !== undefined ? await pg.listen(opts.pgPort, opts.host) : undefined;
       if (pgPort !== undefined) process.stderr.write(`shoal: PostgreSQL protocol on ${opts.host}:${pgPort}\n`);

@@ -7,8 +7,6 @@ import type { Authorship } from '../../server/index.js';
 
 const collect = (v: string, prev: string[]): string[] => [...prev, v];
 
-/** How long requests in flight may finish after SIGTERM before their sockets are closed. */
-const SHUTDOWN_GRACE_MS = 5000;
 
 function positive(name: string, text: string, max: number): number {
   const n = Number(text);
@@ -45,8 +43,10 @@ export function registerServe(verb: Command, ctx: CliContext): void {
     .option('--max-sockets <n>', 'open sockets at most; past it the oldest idle or slow one is closed', '512')
     .option('--max-pushes <n>', 'sync pushes admitted at once (each holds at most 289 MiB); past it and 16 waiting, 503 sync/push-busy', '1')
     .option('--sync-timeout <seconds>', 'per request to a peer during anti-entropy', '60')
+    .option('--drain-delay <seconds>', 'after SIGTERM, /ready answers 503 and requests are still served this long before the listener closes (so a balancer notices)', '2')
+    .option('--shutdown-grace <seconds>', 'after SIGTERM, exit within this many seconds (drain included); requests still in flight then lose their sockets', '10')
     .option('--sync-max-rounds <n>', 'reconciliation round trips per anti-entropy session before a peer is given up on and quarantined', '2048')
-    .action(async (opts: { port: string; host: string; peer: string[]; interval: string; effectsDb?: string; shard?: string; shardPeer: string[]; recur: string[]; recurrences?: string; recurInterval: string; tokens?: string; admit?: string; openWrites?: boolean; allowHost: string[]; headersTimeout: string; requestTimeout: string; maxSockets: string; maxPushes: string; syncTimeout: string; syncMaxRounds: string }) => {
+    .action(async (opts: { port: string; host: string; peer: string[]; interval: string; effectsDb?: string; shard?: string; shardPeer: string[]; recur: string[]; recurrences?: string; recurInterval: string; tokens?: string; admit?: string; openWrites?: boolean; allowHost: string[]; headersTimeout: string; requestTimeout: string; maxSockets: string; maxPushes: string; syncTimeout: string; syncMaxRounds: string; drainDelay: string; shutdownGrace: string }) => {
       const { parseShardSpec, shardText } = await import('../../shard/shard-spec.js');
       const { parseRecurFlag } = await import('../../recur/recurrence.js');
       const { defaultRecurrencesFile, readRecurrencesFile } = await import('../../recur/recurrences-file.js');
@@ -55,6 +55,14 @@ export function registerServe(verb: Command, ctx: CliContext): void {
       const { openStore, storeTarget } = await import('../store-access.js');
       const { buildTikServer, readTokensFile } = await import('../../server/index.js');
       const { defaultEffectsFile, effectsOptionsFromEnv } = await import('../../effects/index.js');
+      const { onShutdownSignals, secondsToMs } = await import('../../../core/graceful-shutdown.js');
+      const shutdownMs = (flag: string, text: string): number => {
+        const ms = secondsToMs(text, 3600);
+        if (ms === undefined) throw new TikError('cli/usage', `${flag} must be a number of seconds between 0 and 3600, got ${JSON.stringify(text)}`, { where: flag, hint: `e.g. ${flag} 5` });
+        return ms;
+      };
+      const drainMs = shutdownMs('--drain-delay', opts.drainDelay);
+      const graceMs = shutdownMs('--shutdown-grace', opts.shutdownGrace);
       const port = positive('--port', opts.port, 65535);
       const interval = Number(opts.interval);
       if (!(interval > 0)) throw new TikError('cli/usage', `--interval must be a positive number of seconds, got ${JSON.stringify(opts.interval)}`, { where: '--interval', hint: 'e.g. --interval 5' });
@@ -110,19 +118,18 @@ export function registerServe(verb: Command, ctx: CliContext): void {
       server.effects?.start();
       server.startRecur();
       if (recurrences.length > 0) ctx.warn(`scheduling ${recurrences.map((r) => `${r.process} ${r.cadence} as ${r.actor}`).join(', ')}`);
-      // SIGTERM/SIGINT: stop listening, abort syncs in flight, give requests a bounded grace, exit.
-      // A second signal, or a close that overruns its grace, exits at once: stopping always stops.
+      // SIGTERM/SIGINT: /ready 503 at once, serve on through the drain delay, then stop listening,
+      // abort syncs in flight and let requests finish within what is left of the grace. A second
+      // signal, or a close that overruns the grace, exits 1 at once: stopping always stops.
       await new Promise<void>((resolve) => {
-        let stopping = false;
-        const stop = (): void => {
-          if (stopping) process.exit(1);
-          stopping = true;
-          ctx.warn('stopping: closing listeners, aborting syncs in flight');
-          setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + 5000).unref();
-          void server.close(SHUTDOWN_GRACE_MS).then(resolve, resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
+        onShutdownSignals({
+          drainMs,
+          graceMs,
+          drain: () => server.drain(),
+          close: () => server.close(Math.max(0, graceMs - drainMs - 1000)),
+          log: (m) => ctx.warn(m),
+          exit: (code) => (code === 0 ? resolve() : process.exit(code)),
+        });
       });
     });
 }
