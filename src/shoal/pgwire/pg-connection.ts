@@ -140,6 +140,26 @@ export class PgConnection {
     });
   }
 
+  /** A message is being handled (between reading it and its answer). */
+  private busy = false;
+  private closing = false;
+  private terminated = false;
+
+  /**
+   * The server is shutting down: an idle session ends now, a busy one once its statement is
+   * answered (after the ReadyForQuery of a Query, or of a Sync). No new statement starts.
+   */
+  drainAndEnd(): void {
+    this.closing = true;
+    if (!this.busy) this.terminate();
+  }
+
+  private terminate(): void {
+    if (this.terminated) return;
+    this.terminated = true;
+    this.socket.end(msg.errorResponse({ severity: 'FATAL', sqlstate: '57P01', message: 'terminating connection due to administrator command', hint: 'this instance is shutting down; reconnect (through the balancer, another instance answers)' }));
+  }
+
   /** Check the startup role and variables, greet the client, then serve messages until the end. */
   async run(): Promise<void> {
     try {
@@ -155,11 +175,13 @@ export class PgConnection {
     greeting.push(msg.backendKeyData(this.pid, this.secret), msg.readyForQuery(this.tx));
     await this.send(Buffer.concat(greeting));
     let skipping = false;
+    if (this.closing) this.terminate();
     for (;;) {
       const m = await this.reader.message();
-      if (!m || m.type === 'X') break;
+      if (!m || m.type === 'X' || this.terminated) break;
       if (skipping && m.type !== 'S') continue;
       skipping = false;
+      this.busy = true;
       try {
         await this.dispatch(m.type, new BodyReader(m.body));
       } catch (e) {
@@ -168,9 +190,16 @@ export class PgConnection {
         // an error in the extended protocol discards everything up to Sync
         skipping = m.type !== 'Q' && m.type !== 'S';
         if (m.type === 'Q') await this.send(msg.readyForQuery(this.tx));
+      } finally {
+        this.busy = false;
+      }
+      // shutting down: end at the first point where the client holds a whole answer
+      if (this.closing && (m.type === 'Q' || m.type === 'S')) {
+        this.terminate();
+        break;
       }
     }
-    this.socket.end();
+    if (!this.terminated) this.socket.end();
   }
 
   private async fail(e: unknown, sql?: string, offset = 0): Promise<void> {

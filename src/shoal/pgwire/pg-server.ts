@@ -35,7 +35,11 @@ export interface PgServerOptions {
 export interface PgServer {
   /** Listen; resolves to the bound port. */
   listen(port: number, host: string): Promise<number>;
-  /** Stop accepting and end every connection. */
+  /**
+   * Stop accepting; end every idle session now and every busy one once its statement is answered
+   * (FATAL 57P01, as PostgreSQL's fast shutdown says it); resolves when the last socket is closed.
+   * Connections still in their startup are dropped. The caller bounds the wait (--shutdown-grace).
+   */
   close(): Promise<void>;
 }
 
@@ -50,6 +54,8 @@ export function createPgServer(opts: PgServerOptions): PgServer {
   const startupTimeoutMs = opts.startupTimeoutMs ?? 30_000;
   const maxMessage = opts.maxMessage ?? 4 * 1024 * 1024 + 1024;
   const sockets = new Set<Socket>();
+  const sessions = new Map<Socket, PgConnection>();
+  let closing = false;
 
   const serve = async (raw: Socket): Promise<void> => {
     // a client that never finishes its startup (or its password) holds a slot only this long
@@ -67,6 +73,9 @@ export function createPgServer(opts: PgServerOptions): PgServer {
     const { socket, reader, params, principal } = started;
     socket.on('error', () => socket.destroy());
     const conn = new PgConnection(ctx, socket, reader, { principal }, cancels, params, parseOptions(params.get('options') ?? ''));
+    sessions.set(raw, conn);
+    raw.once('close', () => sessions.delete(raw));
+    if (closing) conn.drainAndEnd();
     try {
       await conn.run();
     } catch (e) {
@@ -99,8 +108,14 @@ export function createPgServer(opts: PgServerOptions): PgServer {
       }),
     close: () =>
       new Promise((resolve) => {
-        for (const s of sockets) s.destroy();
+        closing = true;
+        // resolves once every connection has closed
         server.close(() => resolve());
+        for (const s of sockets) {
+          const session = sessions.get(s);
+          if (session) session.drainAndEnd();
+          else s.destroy();
+        }
       }),
   };
 }

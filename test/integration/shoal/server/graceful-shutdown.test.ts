@@ -97,6 +97,34 @@ describe.skipIf(postgres.skip)('shoal serve: graceful shutdown', () => {
     expect(s.output()).toMatch(/stopped cleanly/);
   });
 
+  it('the PostgreSQL port drains too: a statement in flight is answered, then every session ends with 57P01', async () => {
+    const pgPort = await freePort();
+    const s = await serve('--pg-port', String(pgPort), '--drain-delay', '1', '--shutdown-grace', '60');
+    const connect = async () => {
+      const c = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'anyone', database: 'shoal', options: '-c role=admin' });
+      const ended = new Promise<string | undefined>((resolve) => {
+        c.on('error', (e: Error & { code?: string }) => resolve(e.code));
+        c.on('end', () => resolve(undefined));
+      });
+      await c.connect();
+      return { c, ended };
+    };
+    const busy = await connect();
+    const idle = await connect();
+    const slow = busy.c.query('SELECT n FROM d.slow ORDER BY n');
+    await inFlight('slow');
+    const exited = exitCode(s);
+    s.child.kill('SIGTERM');
+    // the statement in flight is answered in full, then its session is ended by the server
+    expect((await slow).rows).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+    expect(await busy.ended).toBe('57P01');
+    // an idle session is ended at once, with the code a PostgreSQL client knows
+    expect(await idle.ended).toBe('57P01');
+    const code = await exited;
+    if (code !== 0) process.stderr.write(s.output());
+    expect(code).toBe(0);
+  });
+
   it('exits 1 when a query in flight outlasts --shutdown-grace, without waiting for it', async () => {
     const s = await serve('--drain-delay', '0.5', '--shutdown-grace', '3');
     const slower = query(s, 'SELECT n FROM d.slower').catch((e: unknown) => e);
