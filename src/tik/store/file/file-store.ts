@@ -88,6 +88,8 @@ function readSmallIfExists(path: string): string | undefined {
 /** `listDir`, synchronously, for one small directory read on every request (`eventIds`). */
 function listDirSync(path: string): string[] {
   try {
+    // a missing directory (the roles ticket, mostly) is answered without building an exception
+    if (statSync(path, { throwIfNoEntry: false }) === undefined) return [];
     return readdirSync(path);
   } catch (e) {
     if (isMissing(e)) return [];
