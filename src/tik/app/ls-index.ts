@@ -24,7 +24,6 @@
  * index (`.tik-index/`) makes `ls` report it too.
  */
 import { isCodedError } from '../../core/errors.js';
-import { createHash, hash } from 'node:crypto';
 import type { Instant } from '../edn/value.js';
 import { derivationWindow } from '../kernel/index.js';
 import { effectiveRegister } from '../roles/effective-register.js';
@@ -33,7 +32,8 @@ import type { EventStore } from '../store/store.js';
 import { lsRow, type LsRow } from './ls-row.js';
 import { selectFields, selectFieldsFrom, selectFieldsText, type SelectFields } from './select-row.js';
 import { pinOf } from './pin.js';
-import { parseRegister, resolvePin } from './ticket-loader.js';
+import { eventSetDigest, pinResolvesTo } from './derivation-key.js';
+import { parseRegister } from './ticket-loader.js';
 import { loadTicketSet, type TicketSet } from './ticket-set.js';
 
 const FILE = 'ls.json';
@@ -104,9 +104,6 @@ async function listIds(store: EventStore): Promise<ReadonlyMap<string, readonly 
   return out;
 }
 
-const sha256 = (text: string): string => (typeof hash === 'function' ? hash('sha256', text, 'base64') : createHash('sha256').update(text).digest('base64'));
-const eventSetDigest = (ids: readonly string[]): string => sha256([...ids].sort().join('\n'));
-
 /**
  * The `ls` rows at `now` through the store's index, with `select` also what a selector reads;
  * undefined when the store keeps no derived data or cannot list ids without bytes (then the
@@ -118,7 +115,7 @@ export async function indexedLsRows(store: EventStore, now: Instant, opts: { rea
   // the same order of failures as a listing without the index: the register, then the store
   const reg = await effectiveRegister(store);
   const register = parseRegister(reg.text);
-  const registerDigest = reg.text === undefined ? 'none' : sha256(reg.text);
+  const registerDigest = reg.digest ?? 'none';
   let listed: ReadonlyMap<string, readonly string[]> | undefined;
   try {
     listed = await listIds(store);
@@ -135,17 +132,7 @@ export async function indexedLsRows(store: EventStore, now: Instant, opts: { rea
   // Each stored pin resolved again, once: it holds if it still resolves, without a warning, to
   // the same definition.
   const pinHolds: boolean[] = [];
-  for (const [pinHash, pinName, defHash] of stored.pins) {
-    let holds = false;
-    try {
-      const warned: string[] = [];
-      const r = await resolvePin({ warn: (w) => warned.push(w) }, store, { hash: pinHash ?? undefined, name: pinName ?? undefined });
-      holds = warned.length === 0 && r.def?.hash === defHash;
-    } catch (err) {
-      if (!isCodedError(err)) throw err;
-    }
-    pinHolds.push(holds);
-  }
+  for (const [pinHash, pinName, defHash] of stored.pins) pinHolds.push(await pinResolvesTo(store, { hash: pinHash ?? undefined, name: pinName ?? undefined }, defHash));
 
   // Hits: same event set, a pin that holds, `now` inside the window. Both lists are sorted by ticket.
   const tickets = [...listed.keys()];

@@ -37,16 +37,23 @@ const eventWhere = (ticket: string, id: string): string => `tickets/${ticket}/ev
 /** Parse a ticket's stored events, checking that each file's bytes hash to its name. */
 export function parseStoredEvents(ticket: string, stored: readonly { id: string; bytes: Uint8Array }[]): TikEvent[] {
   return stored.map(({ id, bytes }) => {
-    const file = eventWhere(ticket, id);
-    const actual = sha256Id(bytes);
-    if (actual !== id) {
-      throw new TikError('event/hash-mismatch', `the bytes of ${file} hash to ${actual}, not to its name`, {
-        where: file,
-        hint: 'an event file must never be edited; restore it from another replica, or run tik verify',
-      });
-    }
-    return parseEvent(Buffer.from(bytes).toString('utf8'), id, file);
+    checkBytes(ticket, id, bytes);
+    return parseEvent(Buffer.from(bytes).toString('utf8'), id, eventWhere(ticket, id));
   });
+}
+
+/** Whether every stored event's bytes hash to its name. */
+export const bytesMatchNames = (stored: readonly { id: string; bytes: Uint8Array }[]): boolean => stored.every(({ id, bytes }) => sha256Id(bytes) === id);
+
+function checkBytes(ticket: string, id: string, bytes: Uint8Array): void {
+  const actual = sha256Id(bytes);
+  if (actual !== id) {
+    const file = eventWhere(ticket, id);
+    throw new TikError('event/hash-mismatch', `the bytes of ${file} hash to ${actual}, not to its name`, {
+      where: file,
+      hint: 'an event file must never be edited; restore it from another replica, or run tik verify',
+    });
+  }
 }
 
 /** Read the roles register in effect (the replicated roles ticket, else `roles.edn`), if any. */
@@ -74,13 +81,30 @@ export async function resolveDefinition(sink: WarningSink | undefined, store: Ev
   return resolvePin(sink, store, pinOf(events));
 }
 
+/**
+ * Definitions parsed lately, by file and text: a replica resolves the same few pins on every
+ * read, and a definition is a function of its text (an edited file is a different key).
+ */
+const parsed = new Map<string, ProcessDef>();
+
+function parseDefinition(text: string, file: string): ProcessDef {
+  const key = `${file}\n${text}`;
+  let def = parsed.get(key);
+  if (def === undefined) {
+    def = parseProcess(readEdn(text, file), file);
+    if (parsed.size >= 64) parsed.delete(parsed.keys().next().value!);
+    parsed.set(key, def);
+  }
+  return def;
+}
+
 /** `resolveDefinition` of a pin already read from the events. */
 export async function resolvePin(sink: WarningSink | undefined, store: EventStore, { hash, name }: Pin): Promise<{ def: ProcessDef | undefined; source: string }> {
   if (hash !== undefined) {
     const text = await store.readProcessByHash(hash);
     if (text !== undefined) {
       const file = `processes/by-hash/${hash}.edn`;
-      const def = parseProcess(readEdn(text, file), file);
+      const def = parseDefinition(text, file);
       if (def.hash !== hash) {
         throw new TikError('process/hash-mismatch', `${file} hashes to ${def.hash}, not to its name`, {
           where: file,
@@ -94,7 +118,7 @@ export async function resolvePin(sink: WarningSink | undefined, store: EventStor
     const text = await store.readNamedProcess(name).catch(() => undefined);
     if (text !== undefined) {
       const file = `processes/${name}.edn`;
-      const def = parseProcess(readEdn(text, file), file);
+      const def = parseDefinition(text, file);
       if (hash !== undefined && def.hash !== hash) sink?.warn(`the pinned definition ${hash} is not archived; using ${file} (${def.hash}), which differs`);
       return { def, source: 'named' };
     }
@@ -109,24 +133,46 @@ const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  * listing of every ticket (T3: a read touches one ticket); anything else is resolved by prefix.
  */
 export async function openTicket(sink: WarningSink | undefined, store: EventStore, prefix: string): Promise<OpenTicket> {
-  const id = typeof prefix === 'string' ? prefix.trim().toLowerCase() : '';
-  if (FULL_ID.test(id)) {
-    const stored = await store.events(id);
-    if (stored.length > 0) return loadTicketAt(sink, store, id, stored);
-  }
-  return loadTicketAt(sink, store, await resolveTicket(store, prefix));
+  const { ticket, found } = await locateTicket(store, prefix, (id) => store.events(id));
+  return loadTicketAt(sink, store, ticket, found);
 }
 
-/** Load one ticket strictly: a malformed event or an archive that lies is a `TikError`. */
-export async function loadTicketAt(sink: WarningSink | undefined, store: EventStore, ticket: string, stored?: readonly { id: string; bytes: Uint8Array }[]): Promise<OpenTicket> {
+/**
+ * The ticket a prefix names and `read` of it (its events, or their ids). A full id is read
+ * directly, and kept when `read` finds something; anything else is resolved by prefix first.
+ */
+export async function locateTicket<T extends { readonly length: number }>(store: EventStore, prefix: string, read: (ticket: string) => Promise<T>): Promise<{ ticket: string; found: T }> {
+  const id = typeof prefix === 'string' ? prefix.trim().toLowerCase() : '';
+  if (FULL_ID.test(id)) {
+    const found = await read(id);
+    if (found.length > 0) return { ticket: id, found };
+  }
+  const ticket = await resolveTicket(store, prefix);
+  return { ticket, found: await read(ticket) };
+}
+
+/**
+ * Load one ticket strictly: a malformed event or an archive that lies is a `TikError`. `registerText`
+ * is the roles register's text when the caller has read it already (`effectiveRegister`).
+ */
+export async function loadTicketAt(
+  sink: WarningSink | undefined,
+  store: EventStore,
+  ticket: string,
+  stored?: readonly { id: string; bytes: Uint8Array }[],
+  registerText?: { readonly text: string | undefined },
+): Promise<OpenTicket> {
   const events = parseStoredEvents(ticket, stored ?? (await store.events(ticket)));
   const { def, source } = await resolveDefinition(sink, store, events);
-  const register = await readRegister(store);
+  const register = registerText ? parseRegister(registerText.text) : await readRegister(store);
   const roles: Roles = def ? resolveRoles(def, register) : new Map();
   const missing = missingParents(events);
-  if (missing.length > 0) sink?.warn(`ticket ${ticket}: log INCOMPLETE, ${missing.length} parent event(s) missing`);
+  if (missing.length > 0) sink?.warn(incompleteLog(ticket, missing.length));
   return { ticket, events, def, roles, missingParents: missing, defSource: source };
 }
+
+/** The warning a read of a ticket with `missing` parent events absent gives. */
+export const incompleteLog = (ticket: string, missing: number): string => `ticket ${ticket}: log INCOMPLETE, ${missing} parent event(s) missing`;
 
 /** The definition of an open ticket, or a clear error when the pin cannot be resolved. */
 export function requireDef(t: OpenTicket): ProcessDef {

@@ -21,6 +21,7 @@ import { selectFields, signedEventIds, withSignatures, type SelectFields } from 
 import { openTicket, parseStoredEvents, readRegister, requireDef, type OpenTicket, type WarningSink } from './ticket-loader.js';
 import { loadTicketSet, type SkippedTicket } from './ticket-set.js';
 import { lsRow, lsRowJson, type LsRow } from './ls-row.js';
+import type { StatusCache, StatusCheck, StatusJson } from './status-cache.js';
 import { whatif, type WhatifResult } from './whatif.js';
 import type { WriterClock } from './writer-clock.js';
 
@@ -41,6 +42,11 @@ export interface TikServiceDeps {
   readonly mintId: () => string;
   /** False: never use the store's derived index, derive every read from the log (`TIK_INDEX=off`). */
   readonly derivedIndex?: boolean;
+  /**
+   * How a cached status learns that a ticket's events are unchanged (./status-cache.ts): `bytes`
+   * (default) reads and hashes them; `listing` trusts a byte-free listing of their ids (a server).
+   */
+  readonly statusCheck?: StatusCheck;
 }
 
 /** `reprocess` input: the ticket, the proposed definition's text and where it came from. */
@@ -159,6 +165,9 @@ const skippedLines = (s: readonly SkippedTicket[]): string[] => s.map((x) => `ti
  * validates JSON into them and sends the value. Who `actor` may be is the caller's edge policy.
  */
 export class TikService {
+  /** Made on the first status read (its module is loaded only then). */
+  private statusCache: Promise<StatusCache> | undefined;
+
   constructor(private readonly deps: TikServiceDeps) {}
 
   get store(): EventStore {
@@ -200,6 +209,21 @@ export class TikService {
       const view = statusView(open, now);
       return { json: view.json, open, view };
     });
+  }
+
+  /**
+   * `status --json` alone (the body the CLI prints and `GET /api/status` sends): through the
+   * status cache unless `derivedIndex` is false; the same answer either way.
+   */
+  async statusJson(prefix: string, opts: { at?: Instant } = {}): Promise<Outcome<StatusJson>> {
+    if (this.deps.derivedIndex === false) {
+      const r = await this.status(prefix, opts);
+      return { value: { ticket: r.value.open.ticket, json: r.value.json }, warnings: r.warnings };
+    }
+    const now = nowOr(this.deps.clock, opts.at);
+    this.statusCache ??= import('./status-cache.js').then((m) => new m.StatusCache(this.deps.store, this.deps.statusCheck ?? 'bytes'));
+    const cache = await this.statusCache;
+    return this.run((sink) => cache.status(sink, prefix, now));
   }
 
   /** `explain --json`; `forActor` keeps what that actor can act on. */

@@ -20,12 +20,19 @@ export interface EffectiveRegister {
   readonly contenders?: readonly string[];
 }
 
+/** The last text digested and its digest: a server reads the same register on every status. */
+let lastDigest: { text: string; digest: string } | undefined;
+
 const digestOf = (text: string): string => {
+  if (lastDigest?.text === text) return lastDigest.digest;
+  let digest: string;
   try {
-    return `sha256-${sha256Hex(Buffer.from(emit(readEdn(text, 'roles.edn'))))}`;
+    digest = `sha256-${sha256Hex(Buffer.from(emit(readEdn(text, 'roles.edn'))))}`;
   } catch {
-    return `sha256-${sha256Hex(Buffer.from(text))}`; // unreadable: still comparable byte for byte
+    digest = `sha256-${sha256Hex(Buffer.from(text))}`; // unreadable: still comparable byte for byte
   }
+  lastDigest = { text, digest };
+  return digest;
 };
 
 /**
@@ -36,7 +43,9 @@ const digestOf = (text: string): string => {
 export async function effectiveRegister(store: EventStore): Promise<EffectiveRegister> {
   const fileText = await store.readRolesRegister();
   const events: TikEvent[] = [];
-  for (const e of await store.events(ROLES_TICKET).catch(() => [])) {
+  // most stores have no roles ticket: a byte-free listing says so without reading
+  const none = store.eventIds !== undefined && (await store.eventIds(ROLES_TICKET).catch(() => undefined))?.length === 0;
+  for (const e of none ? [] : await store.events(ROLES_TICKET).catch(() => [])) {
     try {
       events.push(parseEvent(Buffer.from(e.bytes).toString('utf8'), e.id));
     } catch {

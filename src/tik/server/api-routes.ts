@@ -124,7 +124,7 @@ export function apiRoutes(o: ApiOptions) {
             res,
             async () => {
               if (verb === 'status') {
-                const r = await svc.status(id, atOf(q));
+                const r = await svc.statusJson(id, atOf(q));
                 return send(res, r, r.value.json);
               }
               if (verb === 'explain') {

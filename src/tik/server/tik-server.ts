@@ -91,8 +91,9 @@ export interface TikServer {
 
 /**
  * `tik serve`: a stateless, writable HTTP replica over one store — the read and write API, the
- * sync endpoints, `/health` and a board page — plus periodic anti-entropy with its peers. It keeps
- * no cache: every read derives from the store as it is now, whatever wrote to it.
+ * sync endpoints, `/health` and a board page — plus periodic anti-entropy with its peers. Every
+ * read answers from the store as it is now, whatever wrote to it: a status read may come from the
+ * status cache (app/status-cache.ts), which holds only while the ticket's event ids are unchanged.
  */
 export async function buildTikServer(options: TikServerOptions): Promise<TikServer> {
   // Request logging is off: anti-entropy polls every few seconds; syncs that move data and errors are logged.
@@ -118,6 +119,10 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
     store,
     clock: WriterClock.fromEnv(options.env ?? {}, options.clock ?? (() => Date.now())),
     mintId: sharded ? () => ownedUuid(shard) : () => randomUUID(),
+    // status reads are served from the status cache while a ticket's listed event ids, its pin, the
+    // register and the time window hold; `TIK_INDEX=off` derives every read from the log
+    derivedIndex: options.env?.TIK_INDEX !== 'off',
+    statusCheck: 'listing',
     ...(options.self && key ? { signer: { actor: options.self.actor, key } } : {}),
   });
   const authorship: Authorship = options.authorship ?? { mode: 'closed' };

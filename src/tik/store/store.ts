@@ -88,6 +88,11 @@ export interface EventStore {
    * event ids, from the same byte-free listing. Optional; the `ls` index uses it when present.
    */
   eventIdsByTicket?(): Promise<ReadonlyMap<string, readonly string[]>>;
+  /**
+   * One ticket's event ids from the same byte-free listing (empty for an unknown ticket).
+   * Optional; a derived status is served when they are unchanged (callers fall back to `events`).
+   */
+  eventIds?(ticket: string): Promise<readonly string[]>;
 
   // ── sidecars: signatures and witnesses beside events (`<id>.sig.<fpr16>`, `<id>.witness.<fpr16>`)
   /** Stores a sidecar; returns false if one with that name and these bytes was already there. */

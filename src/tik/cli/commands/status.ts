@@ -12,9 +12,15 @@ export function registerStatus(verb: Command, ctx: CliContext): void {
       const { renderStatus } = await import('../render.js');
       const { printWarnings, serviceFor } = await import('../service.js');
       const at = readNow(ctx, opts.at);
-      const r = await (await serviceFor(ctx)).status(prefix, { at });
+      const svc = await serviceFor(ctx);
+      if (opts.json) {
+        const r = await svc.statusJson(prefix, { at });
+        printWarnings(ctx, r.warnings);
+        ctx.json(r.value.json);
+        return;
+      }
+      const r = await svc.status(prefix, { at });
       printWarnings(ctx, r.warnings);
-      if (opts.json) ctx.json(r.value.json);
-      else ctx.out(renderStatus(r.value.view, r.value.open));
+      ctx.out(renderStatus(r.value.view, r.value.open));
     });
 }

@@ -6,7 +6,7 @@
  * Writes go through `writeFileAtomic` (temp file + rename), so a crash never leaves a partial
  * event, sidecar or blob; every argument is checked before the first write.
  */
-import { readdirSync, readFileSync, type Dirent } from 'node:fs';
+import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createDirWithFiles, createFileAtomic, moveFilesIntoPlace, removeStaleTemps, writeFileAtomic, type AtomicWriteHooks, type BatchFile } from '../../../core/fs-atomic.js';
@@ -66,6 +66,33 @@ async function readIfExists(path: string): Promise<Buffer | undefined> {
     return await readFile(path);
   } catch (e) {
     if (isMissing(e)) return undefined;
+    throw ioError(e, path);
+  }
+}
+
+/**
+ * `readIfExists` of a small text (a definition, the register): one synchronous read costs less
+ * than the thread-pool round trips of a promise-based one, and a server reads these on every status.
+ */
+function readSmallIfExists(path: string): string | undefined {
+  try {
+    // a missing file (roles.edn, mostly) is answered without building an exception
+    if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    if (isMissing(e)) return undefined;
+    throw ioError(e, path);
+  }
+}
+
+/** `listDir`, synchronously, for one small directory read on every request (`eventIds`). */
+function listDirSync(path: string): string[] {
+  try {
+    // a missing directory (the roles ticket, mostly) is answered without building an exception
+    if (statSync(path, { throwIfNoEntry: false }) === undefined) return [];
+    return readdirSync(path);
+  } catch (e) {
+    if (isMissing(e)) return [];
     throw ioError(e, path);
   }
 }
@@ -325,25 +352,32 @@ export class FileStore implements EventStore {
     return out;
   }
 
+  /** One ticket's event ids from its directory listing (and pack index), no event bytes. */
+  async eventIds(ticket: string): Promise<readonly string[]> {
+    checkTicket(ticket);
+    return this.idsIn(ticket, listDirSync(eventsDir(this.base, ticket)));
+  }
+
+  /** The event ids a listing of a ticket's events directory names, packed ones included. */
+  private async idsIn(ticket: string, names: readonly string[]): Promise<string[]> {
+    const loose: string[] = [];
+    for (const n of names) {
+      const m = EVENT_FILE.exec(n);
+      if (m) loose.push(m[1]!);
+    }
+    if (names.includes(PACK_INDEX_FILE)) {
+      const seen = new Set(loose);
+      for (const id of await this.packedIds(ticket)) if (!seen.has(id)) loose.push(id);
+    }
+    return loose;
+  }
+
   /** Every ticket (sorted, with no events too) and its event ids, from the same listings. */
   async eventIdsByTicket(): Promise<ReadonlyMap<string, readonly string[]>> {
     const tickets = await this.ticketIds();
     const listings = await listAll(tickets.map((t) => eventsDir(this.base, t)));
     const out = new Map<string, readonly string[]>();
-    for (let i = 0; i < tickets.length; i++) {
-      const ticket = tickets[i]!;
-      const names = listings[i]!;
-      const loose: string[] = [];
-      for (const n of names) {
-        const m = EVENT_FILE.exec(n);
-        if (m) loose.push(m[1]!);
-      }
-      if (names.includes(PACK_INDEX_FILE)) {
-        const seen = new Set(loose);
-        for (const id of await this.packedIds(ticket)) if (!seen.has(id)) loose.push(id);
-      }
-      out.set(ticket, loose);
-    }
+    for (let i = 0; i < tickets.length; i++) out.set(tickets[i]!, await this.idsIn(tickets[i]!, listings[i]!));
     return out;
   }
 
@@ -455,7 +489,7 @@ export class FileStore implements EventStore {
 
   async readProcessByHash(hash: string): Promise<string | undefined> {
     checkContentId(hash, 'process hash');
-    return (await readIfExists(byHashPath(this.base, hash)))?.toString('utf8');
+    return readSmallIfExists(byHashPath(this.base, hash));
   }
 
   async archivedProcessHashes(): Promise<readonly string[]> {
@@ -492,7 +526,7 @@ export class FileStore implements EventStore {
 
   async readNamedProcess(name: string): Promise<string | undefined> {
     checkProcessName(name);
-    return (await readIfExists(namedProcessPath(this.base, name)))?.toString('utf8');
+    return readSmallIfExists(namedProcessPath(this.base, name));
   }
 
   async writeNamedProcess(name: string, text: string): Promise<void> {
@@ -533,7 +567,7 @@ export class FileStore implements EventStore {
   // ── trust and membership ─────────────────────────────────────────────────────────────────
 
   async readRolesRegister(): Promise<string | undefined> {
-    return (await readIfExists(rolesPath(this.base)))?.toString('utf8');
+    return readSmallIfExists(rolesPath(this.base));
   }
 
   async readActorsText(): Promise<string | undefined> {
