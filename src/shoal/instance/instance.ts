@@ -50,6 +50,7 @@ import { quoteIdent } from '../sources/pushdown-sql.js';
 import { SourcePool } from '../sources/source-pool.js';
 import { directDialectOf } from '../sql/route.js';
 import { roleCatalog } from '../sql/role-catalog.js';
+import { type RoleGraphTable, roleGraph } from '../sql/role-graph.js';
 import { normalizeRows } from './normalize-cells.js';
 import { directResultColumns, engineResultColumns } from './result-columns.js';
 import { governanceOf } from './plan-job.js';
@@ -604,6 +605,14 @@ export class ShoalInstance implements QueryService {
     if (!state) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
     const governance = req.domains ? limitToDomains(state.governance, req.domains) : state.governance;
     return { epoch: state.epoch, tables: roleCatalog(governance, req.role) };
+  }
+
+  /** `/graphql`: the role's catalog with keys and followable relationships (role-graph.ts). */
+  graph(req: CatalogRequest): { readonly epoch: number | undefined; readonly tables: readonly RoleGraphTable[] } {
+    const state = this.state;
+    if (!state) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
+    const governance = req.domains ? limitToDomains(state.governance, req.domains) : state.governance;
+    return { epoch: state.epoch, tables: roleGraph(governance, state.model, req.role) };
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@ import { newInstanceId } from '../audit/instance-id.js';
 import { createAuthenticator } from '../auth/authenticator.js';
 import type { EdgeAuth } from '../auth/edge-auth.js';
 import { DEFAULT_AUTH } from '../config/auth-config.js';
+import { DEFAULT_LIMITS } from '../config/limits.js';
 import type { ServerConfig } from '../config/server-config.js';
 import { auditPlugin, type AuditSink } from './audit-plugin.js';
 import { corsPlugin } from './cors-plugin.js';
@@ -11,7 +12,9 @@ import { hostAllowList } from './host-allow-list.js';
 import { hostPlugin } from './host-plugin.js';
 import type { TlsMaterial } from './tls-files.js';
 import { catalogPlugin } from './catalog-plugin.js';
+import { ConcurrencyLimit } from './concurrency-limit.js';
 import { dataPlugin } from './data-plugin.js';
+import { graphqlPlugin } from './graphql/graphql-plugin.js';
 import { errorBody, httpStatusFor } from './error-status.js';
 import { healthPlugin } from './health-plugin.js';
 import { MetricsRegistry, declareCacheMetrics } from './metrics.js';
@@ -106,8 +109,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     }
   });
   await app.register(healthPlugin(opts.service, metrics, auth.authenticator.provider));
-  await app.register(dataPlugin(opts.service, metrics, auth));
+  // one per-principal query limit for SQL and GraphQL alike
+  const concurrency = new ConcurrencyLimit(opts.service.maxConcurrentQueries ?? DEFAULT_LIMITS.max_concurrent_queries);
+  await app.register(dataPlugin(opts.service, metrics, auth, concurrency));
   await app.register(catalogPlugin(opts.service, auth));
+  await app.register(graphqlPlugin(opts.service, metrics, auth, concurrency));
   for (const p of opts.plugins ?? []) await app.register(p);
   return app;
 }

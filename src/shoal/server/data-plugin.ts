@@ -91,10 +91,10 @@ const CONTENT_TYPE: Record<Format, string> = {
  * `query_development` capability; the session values are its identity's plus the client-settable
  * `vars` it sent (see src/shoal/auth/session-values.ts).
  */
-export function dataPlugin(service: QueryService, metrics: MetricsRegistry, auth: EdgeAuth) {
+export function dataPlugin(service: QueryService, metrics: MetricsRegistry, auth: EdgeAuth, shared?: ConcurrencyLimit) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     metrics.declare('shoal_queries_total', 'SQL queries received, by outcome');
-    const concurrency = new ConcurrencyLimit(service.maxConcurrentQueries ?? DEFAULT_LIMITS.max_concurrent_queries);
+    const concurrency = shared ?? new ConcurrencyLimit(service.maxConcurrentQueries ?? DEFAULT_LIMITS.max_concurrent_queries);
     app.post('/data/sql', { schema: { body: sqlBodySchema } }, async (req: FastifyRequest<{ Body: SqlBody }>, reply: FastifyReply) => {
       if (!service.isReady()) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
       // recorded before the role check, so a refused request keeps its fingerprint and the role it asked for

@@ -1,4 +1,5 @@
 import type { EdgeAuth } from '../auth/edge-auth.js';
+import type { RoleGraphTable } from '../sql/role-graph.js';
 import type { MetricsRegistry } from './metrics.js';
 
 /**
@@ -62,4 +63,6 @@ export interface QueryService {
   query(req: QueryRequest, signal: AbortSignal): Promise<QueryResult>;
   /** The tables and columns a role may query (hidden ones absent), for `GET /data/catalog`; absent: the route answers 404. */
   catalog?(req: CatalogRequest): { readonly epoch: number | undefined; readonly tables: readonly CatalogTableInfo[] };
+  /** The same catalog with primary keys and the relationships the role can follow, for `/graphql`; absent: the route answers 404. */
+  graph?(req: CatalogRequest): { readonly epoch: number | undefined; readonly tables: readonly RoleGraphTable[] };
 }

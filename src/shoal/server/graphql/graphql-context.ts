@@ -1,0 +1,15 @@
+import type { BatchLoader } from './batch-loader.js';
+
+/** One row as resolvers read it: wire values by column name. */
+export type GraphRow = Readonly<Record<string, unknown>>;
+
+/** What the resolvers of one request use: the governed query path and the request's batches. */
+export interface GraphContext {
+  /**
+   * Run one statement as the request's role, with its session values plus `params`, through the
+   * same path as `POST /data/sql`; rows keyed by `names` (the statement's select list, in order).
+   */
+  rows(sql: string, params: Readonly<Record<string, string>>, names: readonly string[]): Promise<GraphRow[]>;
+  /** The request's batch loader for `key`, made by `make` on first use. */
+  batch(key: string, make: () => BatchLoader<readonly GraphRow[]>): BatchLoader<readonly GraphRow[]>;
+}

@@ -1,0 +1,209 @@
+/**
+ * `POST /graphql` (and `GET /graphql?query=…` for the same queries): GraphQL over the governed
+ * catalog. The schema is the caller's role's at the served registry epoch (graphql-schema.ts),
+ * kept in a small LRU by (epoch, role, domain scope); every statement a query compiles to runs
+ * through `QueryService.query` — the path `POST /data/sql` takes — so RLS, masks, row caps,
+ * deadlines, the caches and the audit log apply as they do to SQL. Errors are in GraphQL's shape
+ * with the shoal code in `extensions.code`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type ExecutionResult, GraphQLError, type GraphQLSchema, Kind, type OperationDefinitionNode, execute, parse, specifiedRules, validate } from 'graphql';
+import { actingRole } from '../../auth/acting-role.js';
+import type { EdgeAuth } from '../../auth/edge-auth.js';
+import { sessionValues } from '../../auth/session-values.js';
+import { ShoalError } from '../../errors.js';
+import { auditError, auditStatements } from '../audit-plugin.js';
+import type { ConcurrencyLimit } from '../concurrency-limit.js';
+import { errorBody, httpStatusFor } from '../error-status.js';
+import { toWireValue } from '../json-value.js';
+import type { MetricsRegistry } from '../metrics.js';
+import { principalIdOf } from '../principal-id.js';
+import type { QueryService } from '../query-service.js';
+import { headerRole, principalOf } from '../request-principal.js';
+import type { BatchLoader } from './batch-loader.js';
+import { GRAPHQL_BOUNDS, checkBounds } from './graphql-bounds.js';
+import type { GraphContext, GraphRow } from './graphql-context.js';
+import { buildGraphSchema } from './graphql-schema.js';
+import { GRAPHQL_VAR_PREFIX } from './graphql-sql.js';
+
+interface GraphqlRequest {
+  readonly query: string;
+  readonly variables?: Record<string, unknown> | null;
+  readonly operationName?: string | null;
+}
+
+const bodySchema = {
+  type: 'object',
+  required: ['query'],
+  additionalProperties: false,
+  properties: {
+    query: { type: 'string', minLength: 1, maxLength: 65536 },
+    variables: { type: ['object', 'null'] },
+    operationName: { type: ['string', 'null'] },
+    extensions: { type: ['object', 'null'] },
+  },
+} as const;
+
+const querystringSchema = {
+  type: 'object',
+  required: ['query'],
+  additionalProperties: false,
+  properties: {
+    query: { type: 'string', minLength: 1, maxLength: 65536 },
+    variables: { type: 'string', description: 'the variables as a JSON object' },
+    operationName: { type: 'string' },
+  },
+} as const;
+
+/** Schemas kept (per epoch, role and domain scope); the least recently used is dropped. */
+const SCHEMA_CACHE_SIZE = 64;
+
+interface GraphError {
+  message: string;
+  locations?: readonly { line: number; column: number }[];
+  path?: readonly (string | number)[];
+  extensions: { code: string; hint?: string };
+}
+
+/** A GraphQL error in the response's shape: the shoal code (a library's own error is INTERNAL, its text never sent). */
+function graphError(e: GraphQLError, log: FastifyRequest['log']): GraphError {
+  const original = e.originalError;
+  const where = { ...(e.locations ? { locations: e.locations } : {}), ...(e.path ? { path: e.path } : {}) };
+  if (original instanceof ShoalError) {
+    return { message: original.message, ...where, extensions: { code: original.code, ...(original.hint ? { hint: original.hint } : {}) } };
+  }
+  // graphql-js's own refusals (a variable of the wrong type, a value a scalar cannot hold) are the client's
+  if (original === undefined || original instanceof GraphQLError) return { message: e.message, ...where, extensions: { code: 'GRAPHQL_INVALID' } };
+  log.error({ err: original }, 'graphql resolver failed');
+  return { message: 'internal error; see the server log', ...where, extensions: { code: 'INTERNAL' } };
+}
+
+/** A request-level refusal (before execution) as a GraphQL answer, with the code's HTTP status. */
+function refusal(e: unknown): { status: number; body: { errors: GraphError[] } } {
+  const { error } = errorBody(e);
+  return { status: httpStatusFor(e), body: { errors: [{ message: error.message, extensions: { code: error.code, ...(error.hint ? { hint: error.hint } : {}) } }] } };
+}
+
+export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, auth: EdgeAuth, concurrency: ConcurrencyLimit) {
+  return async function plugin(app: FastifyInstance): Promise<void> {
+    metrics.declare('shoal_graphql_requests_total', 'GraphQL requests, by outcome');
+    const schemas = new Map<string, GraphQLSchema>();
+    const schemaFor = (role: string, domains: readonly string[] | undefined): GraphQLSchema => {
+      const graph = service.graph!({ role, ...(domains ? { domains } : {}) });
+      const key = JSON.stringify([graph.epoch ?? null, role, domains ?? null]);
+      let schema = schemas.get(key);
+      if (schema) schemas.delete(key);
+      else schema = buildGraphSchema(graph.tables);
+      schemas.set(key, schema);
+      while (schemas.size > SCHEMA_CACHE_SIZE) schemas.delete(schemas.keys().next().value!);
+      return schema;
+    };
+
+    const answer = async (req: FastifyRequest, reply: FastifyReply, q: GraphqlRequest): Promise<unknown> => {
+      let release: (() => void) | undefined;
+      try {
+        if (!service.graph) throw new ShoalError('NOT_FOUND', 'this service has no GraphQL catalog', { hint: 'use POST /data/sql' });
+        if (!service.isReady()) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
+        const principal = principalOf(req);
+        const role = actingRole(principal, headerRole(req), await auth.roles(), 'query_development');
+        const vars = sessionValues(principal, role.id, {}, auth.config);
+        const reserved = Object.keys(vars).find((k) => k.toLowerCase().startsWith(GRAPHQL_VAR_PREFIX));
+        if (reserved) {
+          throw new ShoalError('GRAPHQL_RESERVED_VAR', `the identity sets ${reserved}, a name /graphql reserves for query values`, { hint: `rename the session variable; names starting ${GRAPHQL_VAR_PREFIX} are reserved` });
+        }
+        const domains = principal.scopes?.[role.id];
+        const schema = schemaFor(role.id, domains);
+        let document;
+        try {
+          document = parse(q.query, { maxTokens: GRAPHQL_BOUNDS.maxTokens });
+        } catch (e) {
+          const err = e as GraphQLError;
+          metrics.inc('shoal_graphql_requests_total', { outcome: 'invalid' });
+          const code = err.message.includes('token limit') ? 'GRAPHQL_TOO_COMPLEX' : 'GRAPHQL_INVALID';
+          auditError(req, code);
+          return reply.code(400).send({ errors: [{ message: err.message, ...(err.locations ? { locations: err.locations } : {}), extensions: { code } }] });
+        }
+        const invalid = validate(schema, document, specifiedRules, { maxErrors: 20 });
+        if (invalid.length > 0) {
+          metrics.inc('shoal_graphql_requests_total', { outcome: 'invalid' });
+          auditError(req, 'GRAPHQL_INVALID');
+          return reply.code(400).send({ errors: invalid.map((e) => graphError(e, req.log)) });
+        }
+        const operationName = q.operationName ?? undefined;
+        checkBounds(document, operationName);
+        const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && (operationName === undefined || d.name?.value === operationName));
+        if (op && op.operation !== 'query') throw new ShoalError('GRAPHQL_INVALID', `${op.operation} is not served: /graphql answers queries only`, { hint: 'send a query operation' });
+        release = concurrency.tryAcquire(principalIdOf(req));
+        if (release === undefined) {
+          reply.header('retry-after', '1');
+          throw new ShoalError('TOO_MANY_CONCURRENT_QUERIES', `this principal already has ${concurrency.max} queries running on this instance`, {
+            hint: 'wait for a running query to finish (see Retry-After), or ask the operator about server.limits.max_concurrent_queries',
+          });
+        }
+        const controller = new AbortController();
+        reply.raw.once('close', () => {
+          if (!reply.raw.writableFinished) controller.abort();
+        });
+        const statements: string[] = [];
+        const results: { headers?: Readonly<Record<string, string>>; tables?: readonly string[]; rows: number }[] = [];
+        const batches = new Map<string, BatchLoader<readonly GraphRow[]>>();
+        const context: GraphContext = {
+          rows: async (sql, params, names) => {
+            statements.push(sql);
+            const result = await service.query({ sql, role: role.id, vars: { ...vars, ...params }, ...(domains ? { domains } : {}) }, controller.signal);
+            const out: GraphRow[] = [];
+            for await (const batch of result.batches) {
+              for (const r of batch) {
+                const row: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+                names.forEach((n, i) => {
+                  const v = toWireValue(r[i]);
+                  // a JSON, struct or list cell reaches a String field as its JSON text
+                  row[n] = v !== null && typeof v === 'object' ? JSON.stringify(v) : v;
+                });
+                out.push(row);
+              }
+            }
+            results.push({ ...(result.headers ? { headers: result.headers } : {}), ...(result.tables ? { tables: result.tables } : {}), rows: out.length });
+            return out;
+          },
+          batch: (key, make) => {
+            let b = batches.get(key);
+            if (!b) batches.set(key, (b = make()));
+            return b;
+          },
+        };
+        const variableValues = q.variables ?? undefined;
+        const result: ExecutionResult = await execute({ schema, document, contextValue: context, ...(variableValues ? { variableValues } : {}), ...(operationName ? { operationName } : {}) });
+        const errors = result.errors?.map((e) => graphError(e, req.log));
+        auditStatements(req, { sql: statements, role: role.id, results, ...(errors ? { errorCode: errors[0]!.extensions.code } : {}) });
+        metrics.inc('shoal_graphql_requests_total', { outcome: errors ? 'error' : 'ok' });
+        return reply.code(200).header('content-type', 'application/json; charset=utf-8').send({ ...(errors ? { errors } : {}), data: result.data ?? null });
+      } catch (e) {
+        const r = refusal(e);
+        auditError(req, r.body.errors[0]!.extensions.code);
+        if (r.status >= 500) req.log.error({ err: e }, 'graphql request failed');
+        metrics.inc('shoal_graphql_requests_total', { outcome: 'refused' });
+        return reply.code(r.status).send(r.body);
+      } finally {
+        // the slot is held until the answer has been written (it is built in full before sending)
+        release?.();
+      }
+    };
+
+    app.post('/graphql', { schema: { body: bodySchema } }, (req: FastifyRequest<{ Body: GraphqlRequest }>, reply) => answer(req, reply, req.body));
+    app.get('/graphql', { schema: { querystring: querystringSchema } }, (req: FastifyRequest<{ Querystring: { query: string; variables?: string; operationName?: string } }>, reply) => {
+      let variables: Record<string, unknown> | undefined;
+      if (req.query.variables !== undefined) {
+        try {
+          const v: unknown = JSON.parse(req.query.variables);
+          if (v !== null && (typeof v !== 'object' || Array.isArray(v))) throw new Error('not an object');
+          variables = (v ?? undefined) as Record<string, unknown> | undefined;
+        } catch {
+          const r = refusal(new ShoalError('GRAPHQL_INVALID', 'variables: not a JSON object', { hint: 'pass variables as URL-encoded JSON, e.g. variables={"n":5}' }));
+          return reply.code(r.status).send(r.body);
+        }
+      }
+      return answer(req, reply, { query: req.query.query, ...(variables ? { variables } : {}), ...(req.query.operationName ? { operationName: req.query.operationName } : {}) });
+    });
+  };
+}
