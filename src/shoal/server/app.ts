@@ -15,6 +15,7 @@ import { catalogPlugin } from './catalog-plugin.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
 import { dataPlugin } from './data-plugin.js';
 import { graphqlPlugin } from './graphql/graphql-plugin.js';
+import { OPENAPI_PATH, openApiPlugin } from './openapi/openapi-plugin.js';
 import { errorBody, httpStatusFor } from './error-status.js';
 import { healthPlugin } from './health-plugin.js';
 import { MetricsRegistry, declareCacheMetrics } from './metrics.js';
@@ -49,8 +50,8 @@ export interface AppOptions {
   readonly audit?: { readonly sink?: AuditSink; readonly instanceId?: string };
 }
 
-/** Load-balancer probes: answered without credentials (they reveal no data). */
-export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['/health', '/ready', '/live']);
+/** Load-balancer probes and the API's description: answered without credentials (they reveal no data). */
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['/health', '/ready', '/live', OPENAPI_PATH]);
 
 const LOCKED: EdgeAuth = {
   authenticator: createAuthenticator({ auth: DEFAULT_AUTH }),
@@ -91,6 +92,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // hook: a hook that throws (Host refused, credentials refused) ends the chain, and the refusal
   // must be recorded. Then the Host allow-list (a wrong Host is refused before credentials are
   // looked at), then CORS (a preflight carries no credentials).
+  // first: it describes every route registered after it (GET /openapi.json)
+  await app.register(openApiPlugin('1'));
   const server = opts.server ?? {};
   await app.register(auditPlugin({ instanceId: opts.audit?.instanceId ?? newInstanceId(), ...(opts.audit?.sink ? { sink: opts.audit.sink } : {}) }));
   await app.register(hostPlugin(hostAllowList(server, opts.bindHost)));
