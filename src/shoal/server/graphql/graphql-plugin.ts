@@ -17,8 +17,8 @@ import type { ConcurrencyLimit } from '../concurrency-limit.js';
 import { errorBody, httpStatusFor } from '../error-status.js';
 import { toWireValue } from '../json-value.js';
 import type { MetricsRegistry } from '../metrics.js';
-import { principalIdOf } from '../principal-id.js';
 import type { QueryService } from '../query-service.js';
+import { takeQuerySlot } from '../query-slot.js';
 import { headerRole, principalOf } from '../request-principal.js';
 import type { BatchLoader } from './batch-loader.js';
 import { GRAPHQL_BOUNDS, checkBounds } from './graphql-bounds.js';
@@ -133,13 +133,7 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
         checkBounds(document, operationName);
         const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && (operationName === undefined || d.name?.value === operationName));
         if (op && op.operation !== 'query') throw new ShoalError('GRAPHQL_INVALID', `${op.operation} is not served: /graphql answers queries only`, { hint: 'send a query operation' });
-        release = concurrency.tryAcquire(principalIdOf(req));
-        if (release === undefined) {
-          reply.header('retry-after', '1');
-          throw new ShoalError('TOO_MANY_CONCURRENT_QUERIES', `this principal already has ${concurrency.max} queries running on this instance`, {
-            hint: 'wait for a running query to finish (see Retry-After), or ask the operator about server.limits.max_concurrent_queries',
-          });
-        }
+        release = takeQuerySlot(concurrency, req, reply);
         const controller = new AbortController();
         reply.raw.once('close', () => {
           if (!reply.raw.writableFinished) controller.abort();

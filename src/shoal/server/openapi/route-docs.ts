@@ -72,6 +72,12 @@ const graphqlAnswer = obj(
   },
   [],
 );
+/** What both GraphQL routes answer: GraphQL's own shape, after authentication. */
+const graphqlAnswers = {
+  access: 'query',
+  responses: { 200: ok('`data`, and `errors` for fields that failed', graphqlAnswer), 400: ok('the query does not parse, validate or fit the bounds', graphqlAnswer), 403: ok('the role is not granted or lacks `query_development`', graphqlAnswer) },
+  errors: [429, 503],
+} as const;
 const mvLogQuery = [{ name: 'limit', description: 'entries to return, newest first (1 to 10000, default 100)', schema: { type: 'string', pattern: '^[0-9]+$' } }];
 
 export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
@@ -107,16 +113,12 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   'POST /graphql': {
     summary: 'a GraphQL query over the role\'s schema',
     description: 'GraphQL over HTTP: `{query, variables?, operationName?}`. The schema is generated per role and registry epoch (introspect it). Answers and refusals after authentication are in GraphQL\'s shape with the shoal code in `errors[].extensions.code`: 400 when the query does not parse, validate or fit the bounds, the code\'s status when the role is refused, else 200 with `data` and any field `errors`.',
-    access: 'query',
-    responses: { 200: ok('`data`, and `errors` for fields that failed', graphqlAnswer), 400: ok('the query does not parse, validate or fit the bounds', graphqlAnswer), 403: ok('the role is not granted or lacks `query_development`', graphqlAnswer) },
-    errors: [429, 503],
+    ...graphqlAnswers,
   },
   'GET /graphql': {
     summary: 'a GraphQL query in the URL',
     description: 'As `POST /graphql`, with `query`, `variables` (URL-encoded JSON) and `operationName` as query-string parameters.',
-    access: 'query',
-    responses: { 200: ok('`data`, and `errors` for fields that failed', graphqlAnswer), 400: ok('the query does not parse, validate or fit the bounds', graphqlAnswer), 403: ok('the role is not granted or lacks `query_development`', graphqlAnswer) },
-    errors: [429, 503],
+    ...graphqlAnswers,
   },
   'GET /admin/epoch': { summary: 'the registry epoch and who owns the catalog', access: 'admin', responses: { 200: ok('also sent as the ETag', obj({ epoch: int, catalog: { enum: ['config', 'registry'] } })) } },
   'GET /admin/cache': { summary: 'the hot-table tier\'s status', access: 'admin', responses: { 200: ok('`hot` is null when hot tables are off', obj({ hot: nullable(obj({ backend: str, healthy: bool, tables: arr(anyObject) })) })) } },
