@@ -65,7 +65,7 @@ describe('GraphQL over HTTP, per role', () => {
   let base: string;
   let statements = 0;
   const sent: { sql: string; vars: Readonly<Record<string, string>> }[] = [];
-  const token: Record<'eu' | 'us' | 'admin', string> = { eu: '', us: '', admin: '' };
+  const token: Record<'eu' | 'us' | 'admin' | 'reserved', string> = { eu: '', us: '', admin: '', reserved: '' };
 
   beforeAll(async () => {
     writeFileSync(join(dir, 'customers.csv'), 'id,name,email,region,credit,tier\n1,Ann,ann@eu.test,eu,10.00,gold\n2,Bob,bob@us.test,us,20.00,silver\n3,Cid,cid@eu.test,eu,30.00,\n');
@@ -78,6 +78,7 @@ describe('GraphQL over HTTP, per role', () => {
     token.eu = await mint('eu', 'analyst', { user_region: 'eu' });
     token.us = await mint('us', 'analyst', { user_region: 'us' });
     token.admin = await mint('root', 'admin', {});
+    token.reserved = await mint('clash', 'analyst', { user_region: 'eu', graphql_1: 'x' });
     // the real instance, observed: every statement a GraphQL query sends is counted, then run as is
     const observed: QueryService = Object.assign(Object.create(instance) as ShoalInstance, {
       query: (req: Parameters<ShoalInstance['query']>[0], signal: AbortSignal) => {
@@ -230,6 +231,10 @@ describe('GraphQL over HTTP, per role', () => {
     const r = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token.eu}`, 'x-provisa-role': 'admin' }, body: JSON.stringify({ query: '{ __typename }' }) });
     expect(r.status).toBe(403);
     expect(((await r.json()) as GqlAnswer).errors![0]!.extensions.code).toBe('ROLE_NOT_GRANTED');
+    // an identity value named like a query value would be overwritten by one: refused, never mixed
+    const clash = await gql('reserved', '{ sales_customers(where: {name: {eq: "Ann"}}) { nodes { id } } }');
+    expect(clash.status).toBe(500);
+    expect(clash.errors![0]!.extensions.code).toBe('GRAPHQL_RESERVED_VAR');
     const syntax = await gql('eu', '{ sales_customers { ');
     expect(syntax.status).toBe(400);
     expect(syntax.errors![0]!.extensions.code).toBe('GRAPHQL_INVALID');
