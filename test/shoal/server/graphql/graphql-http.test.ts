@@ -17,6 +17,7 @@ import { withAbsolutePaths } from '../../../../src/shoal/config/absolute-paths.j
 import { catalogOf } from '../../../../src/shoal/config/model.js';
 import { ShoalInstance } from '../../../../src/shoal/instance/instance.js';
 import { buildApp } from '../../../../src/shoal/server/app.js';
+import type { AuditRecord } from '../../../../src/shoal/audit/audit-record.js';
 import type { QueryService } from '../../../../src/shoal/server/query-service.js';
 
 const CONFIG = (extraColumn = '') => `control_plane: {tenant_url: "sqlite:///registry.db"}
@@ -64,6 +65,7 @@ describe('GraphQL over HTTP, per role', () => {
   let app: FastifyInstance;
   let base: string;
   let statements = 0;
+  const audited: AuditRecord[] = [];
   const sent: { sql: string; vars: Readonly<Record<string, string>> }[] = [];
   const token: Record<'eu' | 'us' | 'admin' | 'reserved', string> = { eu: '', us: '', admin: '', reserved: '' };
 
@@ -87,7 +89,7 @@ describe('GraphQL over HTTP, per role', () => {
         return instance.query(req, signal);
       },
     });
-    app = await buildApp({ service: observed, auth: instance.auth! });
+    app = await buildApp({ service: observed, auth: instance.auth!, audit: { sink: { record: (r) => void audited.push(r) } } });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
   }, 120_000);
   afterAll(async () => {
@@ -160,6 +162,8 @@ describe('GraphQL over HTTP, per role', () => {
     });
     // the root page, the customers of all four orders, the orders of both customers
     expect(statements).toBe(3);
+    // one audit record for the request: what its statements read, and their rows (4 + 2 + 2)
+    expect(audited.filter((a) => a.path === '/graphql').pop()).toMatchObject({ outcome: 'ok', role: 'analyst', tables: ['sales.customers', 'sales.orders'], rows: 8, route: 'engine', sql_fingerprint: expect.stringMatching(/^sha256:/) });
     // the us principal follows the same relationships to its own rows only
     expect((await gql('us', '{ sales_customers { nodes { name orders { id amount } } } }')).data).toEqual({ sales_customers: { nodes: [{ name: 'Bob', orders: [{ id: 12, amount: '5.25' }] }] } });
   });
