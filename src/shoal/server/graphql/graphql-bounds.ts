@@ -20,29 +20,55 @@ export const GRAPHQL_BOUNDS = {
   maxTokens: 5000,
 } as const;
 
-/** Refuse an operation deeper or wider than GRAPHQL_BOUNDS (run after validation: no fragment cycles). */
-export function checkBounds(doc: DocumentNode, operationName: string | undefined): void {
+/** What checkBounds measured: fields (fragments expanded), depth, and the selections it visited. */
+export interface BoundsReport {
+  readonly fields: number;
+  readonly depth: number;
+  readonly visited: number;
+}
+
+/**
+ * Refuse an operation deeper or wider than GRAPHQL_BOUNDS (run after validation: no fragment
+ * cycles). Each fragment is measured once — its field count and depth do not depend on where it
+ * is spread — and the walk stops at the first bound passed, so a fragment spread twice per level
+ * over 40 levels costs 80 visits, not 2^40.
+ */
+export function checkBounds(doc: DocumentNode, operationName: string | undefined): BoundsReport | undefined {
   const fragments: Record<string, FragmentDefinitionNode> = {};
   for (const d of doc.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
   const op = doc.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION && (operationName === undefined || d.name?.value === operationName));
-  if (!op || op.kind !== Kind.OPERATION_DEFINITION) return; // execute reports a missing operation
-  let fields = 0;
-  let deepest = 0;
-  const walk = (set: SelectionSetNode | undefined, depth: number): void => {
+  if (!op || op.kind !== Kind.OPERATION_DEFINITION) return undefined; // execute reports a missing operation
+  const { maxDepth, maxFields } = GRAPHQL_BOUNDS;
+  let visited = 0;
+  const measured = new Map<string, { fields: number; depth: number }>();
+  // fields in `set` and its depth (0: no field), `above` field levels below the operation
+  const measure = (set: SelectionSetNode | undefined, above: number): { fields: number; depth: number } => {
+    let fields = 0;
+    let depth = 0;
     for (const s of set?.selections ?? []) {
+      visited++;
+      let m: { fields: number; depth: number };
       if (s.kind === Kind.FIELD) {
         if (s.name.value.startsWith('__')) continue;
-        fields++;
-        deepest = Math.max(deepest, depth);
-        walk(s.selectionSet, depth + 1);
-      } else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet, depth);
-      else walk(fragments[s.name.value]?.selectionSet, depth);
+        const inner = measure(s.selectionSet, above + 1);
+        m = { fields: 1 + inner.fields, depth: 1 + inner.depth };
+      } else if (s.kind === Kind.INLINE_FRAGMENT) m = measure(s.selectionSet, above);
+      else {
+        const known = measured.get(s.name.value);
+        m = known ?? measure(fragments[s.name.value]?.selectionSet, above);
+        if (!known) measured.set(s.name.value, m);
+      }
+      fields += m.fields;
+      depth = Math.max(depth, m.depth);
+      if (above + depth > maxDepth) throw new ShoalError('GRAPHQL_TOO_COMPLEX', `the query nests more than ${maxDepth} fields deep`, { hint: 'split the query, or follow fewer relationships in one request' });
+      if (fields > maxFields) {
+        throw new ShoalError('GRAPHQL_TOO_COMPLEX', `the query selects more than ${maxFields} fields (fragments expanded)`, { hint: 'split the query into several requests, or spread each fragment fewer times' });
+      }
     }
+    return { fields, depth };
   };
-  walk(op.selectionSet, 1);
-  const { maxDepth, maxFields } = GRAPHQL_BOUNDS;
-  if (deepest > maxDepth) throw new ShoalError('GRAPHQL_TOO_COMPLEX', `the query nests ${deepest} fields deep; at most ${maxDepth} are admitted`, { hint: 'split the query, or follow fewer relationships in one request' });
-  if (fields > maxFields) throw new ShoalError('GRAPHQL_TOO_COMPLEX', `the query selects ${fields} fields; at most ${maxFields} are admitted`, { hint: 'split the query into several requests' });
+  const { fields, depth } = measure(op.selectionSet, 0);
+  return { fields, depth, visited };
 }
 
 /** A page size asked for (`first`, `limit`), checked against the bound. */
