@@ -18,6 +18,11 @@ export const GRAPHQL_BOUNDS = {
   defaultPageSize: 100,
   /** GraphQL tokens in the query text (checked while parsing). */
   maxTokens: 5000,
+  /**
+   * Statements of one request running at once, all under its one `max_concurrent_queries` slot
+   * (graphql-js starts every root field together; the rest wait their turn).
+   */
+  maxParallelStatements: 2,
 } as const;
 
 /** What checkBounds measured: fields (fragments expanded), depth, and the selections it visited. */

@@ -12,6 +12,7 @@ import { actingRole } from '../../auth/acting-role.js';
 import type { EdgeAuth } from '../../auth/edge-auth.js';
 import { sessionValues } from '../../auth/session-values.js';
 import { ShoalError } from '../../errors.js';
+import { TransferGate } from '../../../tik/server/transfer-gate.js';
 import { auditError, auditStatements } from '../audit-plugin.js';
 import type { ConcurrencyLimit } from '../concurrency-limit.js';
 import { errorBody, httpStatusFor } from '../error-status.js';
@@ -141,24 +142,32 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
         const statements: string[] = [];
         const results: { headers?: Readonly<Record<string, string>>; tables?: readonly string[]; rows: number }[] = [];
         const batches = new Map<string, BatchLoader<readonly GraphRow[]>>();
+        // the request holds one slot; its statements share it a few at a time (a waiter per field at most)
+        const gate = new TransferGate(GRAPHQL_BOUNDS.maxParallelStatements, GRAPHQL_BOUNDS.maxFields);
         const context: GraphContext = {
           rows: async (sql, params, names) => {
-            statements.push(sql);
-            const result = await service.query({ sql, role: role.id, vars: { ...vars, ...params }, ...(domains ? { domains } : {}) }, controller.signal);
-            const out: GraphRow[] = [];
-            for await (const batch of result.batches) {
-              for (const r of batch) {
-                const row: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-                names.forEach((n, i) => {
-                  const v = toWireValue(r[i]);
-                  // a JSON, struct or list cell reaches a String field as its JSON text
-                  row[n] = v !== null && typeof v === 'object' ? JSON.stringify(v) : v;
-                });
-                out.push(row);
+            const turn = await gate.tryAcquire();
+            if (!turn) throw new ShoalError('GRAPHQL_TOO_COMPLEX', `the query has more than ${GRAPHQL_BOUNDS.maxFields} statements waiting`, { hint: 'split the query into several requests' });
+            try {
+              statements.push(sql);
+              const result = await service.query({ sql, role: role.id, vars: { ...vars, ...params }, ...(domains ? { domains } : {}) }, controller.signal);
+              const out: GraphRow[] = [];
+              for await (const batch of result.batches) {
+                for (const r of batch) {
+                  const row: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+                  names.forEach((n, i) => {
+                    const v = toWireValue(r[i]);
+                    // a JSON, struct or list cell reaches a String field as its JSON text
+                    row[n] = v !== null && typeof v === 'object' ? JSON.stringify(v) : v;
+                  });
+                  out.push(row);
+                }
               }
+              results.push({ ...(result.headers ? { headers: result.headers } : {}), ...(result.tables ? { tables: result.tables } : {}), rows: out.length });
+              return out;
+            } finally {
+              turn();
             }
-            results.push({ ...(result.headers ? { headers: result.headers } : {}), ...(result.tables ? { tables: result.tables } : {}), rows: out.length });
-            return out;
           },
           batch: (key, make) => {
             let b = batches.get(key);

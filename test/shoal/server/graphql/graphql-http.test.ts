@@ -18,6 +18,7 @@ import { catalogOf } from '../../../../src/shoal/config/model.js';
 import { ShoalInstance } from '../../../../src/shoal/instance/instance.js';
 import { buildApp } from '../../../../src/shoal/server/app.js';
 import type { AuditRecord } from '../../../../src/shoal/audit/audit-record.js';
+import { GRAPHQL_BOUNDS } from '../../../../src/shoal/server/graphql/graphql-bounds.js';
 import type { QueryService } from '../../../../src/shoal/server/query-service.js';
 
 const CONFIG = (extraColumn = '') => `control_plane: {tenant_url: "sqlite:///registry.db"}
@@ -65,6 +66,9 @@ describe('GraphQL over HTTP, per role', () => {
   let app: FastifyInstance;
   let base: string;
   let statements = 0;
+  // statements running now (from the call until their rows are read), and the most at once
+  let running = 0;
+  let mostRunning = 0;
   const audited: AuditRecord[] = [];
   const sent: { sql: string; vars: Readonly<Record<string, string>> }[] = [];
   const token: Record<'eu' | 'us' | 'admin' | 'reserved', string> = { eu: '', us: '', admin: '', reserved: '' };
@@ -83,10 +87,28 @@ describe('GraphQL over HTTP, per role', () => {
     token.reserved = await mint('clash', 'analyst', { user_region: 'eu', graphql_1: 'x' });
     // the real instance, observed: every statement a GraphQL query sends is counted, then run as is
     const observed: QueryService = Object.assign(Object.create(instance) as ShoalInstance, {
-      query: (req: Parameters<ShoalInstance['query']>[0], signal: AbortSignal) => {
+      query: async (req: Parameters<ShoalInstance['query']>[0], signal: AbortSignal) => {
         statements++;
         sent.push({ sql: req.sql, vars: req.vars });
-        return instance.query(req, signal);
+        mostRunning = Math.max(mostRunning, ++running);
+        let result;
+        try {
+          result = await instance.query(req, signal);
+        } catch (e) {
+          running--;
+          throw e;
+        }
+        const batches = result.batches;
+        return {
+          ...result,
+          batches: (async function* () {
+            try {
+              yield* batches;
+            } finally {
+              running--;
+            }
+          })(),
+        };
       },
     });
     app = await buildApp({ service: observed, auth: instance.auth!, audit: { sink: { record: (r) => void audited.push(r) } } });
@@ -229,6 +251,17 @@ describe('GraphQL over HTTP, per role', () => {
     const wide = await gql('admin', `{ ${Array.from({ length: 400 }, (_, i) => `a${i}: sales_orders { nodes { id } }`).join(' ')} }`);
     expect(wide.status).toBe(400);
     expect(wide.errors![0]!.extensions.code).toBe('GRAPHQL_TOO_COMPLEX');
+  });
+
+  it('the statements of one request run at most GRAPHQL_BOUNDS.maxParallelStatements at a time', async () => {
+    mostRunning = 0;
+    statements = 0;
+    const r = await gql('eu', `{ ${Array.from({ length: 12 }, (_, i) => `a${i}: sales_orders(where: {id: {gte: ${10 + (i % 5)}}}, first: 1) { nodes { id } }`).join(' ')} }`);
+    expect(r.errors).toBeUndefined();
+    expect((r.data as Record<string, unknown>).a11).toEqual({ nodes: [{ id: 11 }] });
+    expect(statements).toBe(12);
+    expect(mostRunning).toBeGreaterThan(0);
+    expect(mostRunning).toBeLessThanOrEqual(GRAPHQL_BOUNDS.maxParallelStatements);
   });
 
   it('errors are in GraphQL shape with the shoal code; GET serves queries too', async () => {
