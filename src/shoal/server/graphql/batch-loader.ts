@@ -7,8 +7,15 @@ export class BatchLoader<V> {
   private pending = new Map<string, { resolve: (v: V) => void; reject: (e: unknown) => void }[]>();
   private scheduled = false;
 
-  /** `fetch` answers a set of keys; a key it leaves out gets `missing`. */
-  constructor(private readonly fetch: (keys: readonly string[]) => Promise<ReadonlyMap<string, V>>, private readonly missing: V) {}
+  /**
+   * `fetch` answers a set of keys; a key it leaves out gets `missing`. `deliver` hears each value
+   * with how many callers get it, before any does: one that throws fails the whole batch.
+   */
+  constructor(
+    private readonly fetch: (keys: readonly string[]) => Promise<ReadonlyMap<string, V>>,
+    private readonly missing: V,
+    private readonly deliver?: (value: V, callers: number) => void,
+  ) {}
 
   load(key: string): Promise<V> {
     return new Promise<V>((resolve, reject) => {
@@ -29,6 +36,7 @@ export class BatchLoader<V> {
     this.scheduled = false;
     try {
       const found = await this.fetch([...batch.keys()]);
+      if (this.deliver) for (const [k, waiting] of batch) this.deliver(found.get(k) ?? this.missing, waiting.length);
       for (const [k, waiting] of batch) for (const w of waiting) w.resolve(found.get(k) ?? this.missing);
     } catch (e) {
       for (const waiting of batch.values()) for (const w of waiting) w.reject(e);

@@ -23,6 +23,11 @@ export const GRAPHQL_BOUNDS = {
    * (graphql-js starts every root field together; the rest wait their turn).
    */
   maxParallelStatements: 2,
+  /**
+   * Rows in one answer, each counted every time it appears: statements return few rows (a level's
+   * keys are batched and deduplicated), but a relationship followed back and forth repeats them.
+   */
+  maxResultRows: 100_000,
 } as const;
 
 /** What checkBounds measured: fields (fragments expanded), depth, and the selections it visited. */

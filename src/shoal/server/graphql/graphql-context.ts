@@ -10,6 +10,11 @@ export interface GraphContext {
    * same path as `POST /data/sql`; rows keyed by `names` (the statement's select list, in order).
    */
   rows(sql: string, params: Readonly<Record<string, string>>, names: readonly string[]): Promise<GraphRow[]>;
+  /**
+   * Count `rows` rows into the answer against GRAPHQL_BOUNDS.maxResultRows; past it, throw
+   * GRAPHQL_RESULT_TOO_LARGE (and every later call and statement of the request throws it too).
+   */
+  deliver(rows: number): void;
   /** The request's batch loader for `key`, made by `make` on first use. */
   batch(key: string, make: () => BatchLoader<readonly GraphRow[]>): BatchLoader<readonly GraphRow[]>;
 }

@@ -144,8 +144,20 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
         const batches = new Map<string, BatchLoader<readonly GraphRow[]>>();
         // the request holds one slot; its statements share it a few at a time (a waiter per field at most)
         const gate = new TransferGate(GRAPHQL_BOUNDS.maxParallelStatements, GRAPHQL_BOUNDS.maxFields);
+        let delivered = 0;
+        let tooLarge: ShoalError | undefined;
         const context: GraphContext = {
+          deliver: (n) => {
+            delivered += n;
+            if (!tooLarge && delivered > GRAPHQL_BOUNDS.maxResultRows) {
+              tooLarge = new ShoalError('GRAPHQL_RESULT_TOO_LARGE', `the answer would hold more than ${GRAPHQL_BOUNDS.maxResultRows} rows (a row counts each time it appears)`, {
+                hint: 'ask for smaller pages (first, limit), follow fewer relationships, or do not follow a relationship back to where it came from',
+              });
+            }
+            if (tooLarge) throw tooLarge;
+          },
           rows: async (sql, params, names) => {
+            if (tooLarge) throw tooLarge;
             const turn = await gate.tryAcquire();
             if (!turn) throw new ShoalError('GRAPHQL_TOO_COMPLEX', `the query has more than ${GRAPHQL_BOUNDS.maxFields} statements waiting`, { hint: 'split the query into several requests' });
             try {
@@ -177,6 +189,8 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
         };
         const variableValues = q.variables ?? undefined;
         const result: ExecutionResult = await execute({ schema, document, contextValue: context, ...(variableValues ? { variableValues } : {}), ...(operationName ? { operationName } : {}) });
+        // over the row budget the answer is refused whole: no partial data that looks complete
+        if (tooLarge) throw tooLarge;
         const errors = result.errors?.map((e) => graphError(e, req.log));
         auditStatements(req, { sql: statements, role: role.id, results, ...(errors ? { errorCode: errors[0]!.extensions.code } : {}) });
         metrics.inc('shoal_graphql_requests_total', { outcome: errors ? 'error' : 'ok' });

@@ -223,7 +223,7 @@ export function buildGraphSchema(tables: readonly RoleGraphTable[]): GraphQLSche
             }
           }
           return found;
-        }, []));
+        }, [], (related, callers) => ctx.deliver(callers * (toMany ? related.length : Math.min(1, related.length)))));
         const related = await loader.load(keyText(value));
         return toMany ? related : (related[0] ?? null);
       },
@@ -280,6 +280,7 @@ export function buildGraphSchema(tables: readonly RoleGraphTable[]): GraphQLSche
         const sql = pageSql(table, columns, predicate, orderByClause(orderItems(node, args.orderBy), table), first + 1, offset);
         const rows = await ctx.rows(sql, params.vars, columns);
         const page = rows.slice(0, first);
+        ctx.deliver(page.length);
         return { nodes: page, pageInfo: { hasNextPage: rows.length > first, endCursor: page.length > 0 ? encodeCursor(offset + page.length) : (args.after ?? null) } };
       },
     };

@@ -24,8 +24,16 @@ import type { QueryService } from '../../../../src/shoal/server/query-service.js
 const CONFIG = (extraColumn = '') => `control_plane: {tenant_url: "sqlite:///registry.db"}
 cache: {enabled: false}
 domains: [{id: sales}]
-sources: [{id: crm, type: csv, path: customers.csv}, {id: shop, type: csv, path: orders.csv}]
+sources: [{id: crm, type: csv, path: customers.csv}, {id: shop, type: csv, path: orders.csv}, {id: ppl, type: csv, path: people.csv}, {id: buy, type: csv, path: purchases.csv}]
 tables:
+  - source_id: ppl
+    domain_id: sales
+    table: people
+    columns: [{name: id, data_type: integer, is_primary_key: true}]
+  - source_id: buy
+    domain_id: sales
+    table: purchases
+    columns: [{name: id, data_type: integer, is_primary_key: true}, {name: person_id, data_type: integer}]
   - source_id: crm
     domain_id: sales
     table: customers
@@ -44,6 +52,8 @@ tables:
       - {name: amount, data_type: "decimal(10,2)"}
       - {name: region, data_type: varchar}
 relationships:
+  - {id: person, source_table_id: purchases, target_table_id: people, source_column: person_id, target_column: id, cardinality: many-to-one}
+  - {id: purchases, source_table_id: people, target_table_id: purchases, source_column: id, target_column: person_id, cardinality: one-to-many}
   - {id: customer, source_table_id: orders, target_table_id: customers, source_column: customer_id, target_column: id, cardinality: many-to-one}
   - {id: orders, source_table_id: customers, target_table_id: orders, source_column: id, target_column: customer_id, cardinality: one-to-many}
 roles:
@@ -76,6 +86,9 @@ describe('GraphQL over HTTP, per role', () => {
   beforeAll(async () => {
     writeFileSync(join(dir, 'customers.csv'), 'id,name,email,region,credit,tier\n1,Ann,ann@eu.test,eu,10.00,gold\n2,Bob,bob@us.test,us,20.00,silver\n3,Cid,cid@eu.test,eu,30.00,\n');
     writeFileSync(join(dir, 'orders.csv'), 'id,customer_id,amount,region\n10,1,100.50,eu\n11,1,20.00,eu\n12,2,5.25,us\n13,3,7.00,eu\n14,3,1.00,eu\n');
+    // 200 people × 20 purchases: enough for a relationship cycle to multiply an answer past its budget
+    writeFileSync(join(dir, 'people.csv'), `id\n${Array.from({ length: 200 }, (_, i) => i + 1).join('\n')}\n`);
+    writeFileSync(join(dir, 'purchases.csv'), `id,person_id\n${Array.from({ length: 4000 }, (_, i) => `${i + 1},${(i % 200) + 1}`).join('\n')}\n`);
     writeFileSync(join(dir, 'shoal.yaml'), CONFIG());
     instance = await ShoalInstance.start({ config: loadConfig({ path: join(dir, 'shoal.yaml') }).config, baseDir: dir, mv: { tickMs: 0 }, hot: false, resultCache: false });
     const roles = (await instance.registry.snapshot()).catalog.roles;
@@ -263,6 +276,23 @@ describe('GraphQL over HTTP, per role', () => {
     expect(mostRunning).toBeGreaterThan(0);
     expect(mostRunning).toBeLessThanOrEqual(GRAPHQL_BOUNDS.maxParallelStatements);
   });
+
+  it('an answer multiplied through a relationship cycle is refused whole at its row budget', async () => {
+    statements = 0;
+    // 200 × 20 × 1 × 20 × 1 × 20 = 1.6M rows from 6 statements of at most 4000 rows each
+    const r = await gql('admin', '{ sales_people(first: 1000) { nodes { purchases { person { purchases { person { purchases { id } } } } } } } }');
+    expect(r.status).toBe(400);
+    expect(r.data).toBeUndefined();
+    expect(r.errors).toHaveLength(1);
+    expect(r.errors![0]!.extensions.code).toBe('GRAPHQL_RESULT_TOO_LARGE');
+    expect(r.errors![0]!.message).toContain(`more than ${GRAPHQL_BOUNDS.maxResultRows} rows`);
+    // refused when the level that passes the budget is read, before its rows are expanded: the root,
+    // then two statements a level (keys go 100 to a statement) up to the fifth, never the sixth
+    expect(statements).toBe(9);
+    // the same relationships within the budget answer in full
+    const small = await gql('admin', '{ sales_people(first: 2) { nodes { id purchases(limit: 2, orderBy: [{id: ASC}]) { id person { id } } } } }');
+    expect(small).toEqual({ status: 200, data: { sales_people: { nodes: [{ id: 1, purchases: [{ id: 1, person: { id: 1 } }, { id: 201, person: { id: 1 } }] }, { id: 2, purchases: [{ id: 2, person: { id: 2 } }, { id: 202, person: { id: 2 } }] }] } } });
+   }, 120_000);
 
   it('errors are in GraphQL shape with the shoal code; GET serves queries too', async () => {
     const r = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token.eu}`, 'x-provisa-role': 'admin' }, body: JSON.stringify({ query: '{ __typename }' }) });
