@@ -439,6 +439,10 @@ export class ShoalInstance implements QueryService {
     return this.state !== undefined;
   }
 
+  get requestTimeoutMs(): number {
+    return requestTimeoutMs(limitsOf(this.options.config));
+  }
+
   get maxConcurrentQueries(): number {
     return limitsOf(this.options.config).max_concurrent_queries;
   }

@@ -55,6 +55,8 @@ export interface QueryService {
   readonly metrics?: MetricsRegistry;
   /** Requests one principal may have running at once (`server.limits.max_concurrent_queries`); default 16. */
   readonly maxConcurrentQueries?: number;
+  /** `server.limits.request_timeout` in ms, for a route that runs several statements under one deadline (`/graphql`); absent: each statement's own. */
+  readonly requestTimeoutMs?: number;
   /** How the HTTP edge authenticates callers of this service (absent: every request is refused with 401). */
   readonly auth?: EdgeAuth;
   /** True once the engine catalog has been built from the registry. */

@@ -13,6 +13,7 @@ import type { EdgeAuth } from '../../auth/edge-auth.js';
 import { sessionValues } from '../../auth/session-values.js';
 import { ShoalError } from '../../errors.js';
 import { TransferGate } from '../../../tik/server/transfer-gate.js';
+import { type Deadline, requestDeadline } from '../../instance/request-deadline.js';
 import { auditError, auditStatements } from '../audit-plugin.js';
 import type { ConcurrencyLimit } from '../concurrency-limit.js';
 import { errorBody, httpStatusFor } from '../error-status.js';
@@ -102,6 +103,7 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
 
     const answer = async (req: FastifyRequest, reply: FastifyReply, q: GraphqlRequest): Promise<unknown> => {
       let release: (() => void) | undefined;
+      let deadline: Deadline | undefined;
       try {
         if (!service.graph) throw new ShoalError('NOT_FOUND', 'this service has no GraphQL catalog', { hint: 'use POST /data/sql' });
         if (!service.isReady()) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
@@ -139,6 +141,11 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
         reply.raw.once('close', () => {
           if (!reply.raw.writableFinished) controller.abort();
         });
+        // one request_timeout for the whole request: every statement runs under what is left of it
+        const timeoutMs = service.requestTimeoutMs;
+        deadline = timeoutMs === undefined ? undefined : requestDeadline(controller.signal, timeoutMs);
+        const signal = deadline?.signal ?? controller.signal;
+        const timedOut = (): ShoalError | undefined => (deadline?.aborted && deadline.reason instanceof ShoalError ? deadline.reason : undefined);
         const statements: string[] = [];
         const results: { headers?: Readonly<Record<string, string>>; tables?: readonly string[]; rows: number }[] = [];
         const batches = new Map<string, BatchLoader<readonly GraphRow[]>>();
@@ -161,8 +168,10 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
             const turn = await gate.tryAcquire();
             if (!turn) throw new ShoalError('GRAPHQL_TOO_COMPLEX', `the query has more than ${GRAPHQL_BOUNDS.maxFields} statements waiting`, { hint: 'split the query into several requests' });
             try {
+              const late = timedOut();
+              if (late) throw late;
               statements.push(sql);
-              const result = await service.query({ sql, role: role.id, vars: { ...vars, ...params }, ...(domains ? { domains } : {}) }, controller.signal);
+              const result = await service.query({ sql, role: role.id, vars: { ...vars, ...params }, ...(domains ? { domains } : {}) }, signal);
               const out: GraphRow[] = [];
               for await (const batch of result.batches) {
                 for (const r of batch) {
@@ -191,6 +200,9 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
         const result: ExecutionResult = await execute({ schema, document, contextValue: context, ...(variableValues ? { variableValues } : {}), ...(operationName ? { operationName } : {}) });
         // over the row budget the answer is refused whole: no partial data that looks complete
         if (tooLarge) throw tooLarge;
+        // past the deadline the answer is refused whole (504), as /data/sql's is
+        const late = timedOut();
+        if (late) throw late;
         const errors = result.errors?.map((e) => graphError(e, req.log));
         auditStatements(req, { sql: statements, role: role.id, results, ...(errors ? { errorCode: errors[0]!.extensions.code } : {}) });
         metrics.inc('shoal_graphql_requests_total', { outcome: errors ? 'error' : 'ok' });
@@ -203,6 +215,7 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
         return reply.code(r.status).send(r.body);
       } finally {
         // the slot is held until the answer has been written (it is built in full before sending)
+        deadline?.dispose();
         release?.();
       }
     };

@@ -79,6 +79,9 @@ describe('GraphQL over HTTP, per role', () => {
   // statements running now (from the call until their rows are read), and the most at once
   let running = 0;
   let mostRunning = 0;
+  // a slower source for one test: each statement waits this long first (the request deadline still applies)
+  let statementDelayMs = 0;
+  let requestTimeout: number | undefined;
   const audited: AuditRecord[] = [];
   const sent: { sql: string; vars: Readonly<Record<string, string>> }[] = [];
   const token: Record<'eu' | 'us' | 'admin' | 'reserved', string> = { eu: '', us: '', admin: '', reserved: '' };
@@ -106,6 +109,15 @@ describe('GraphQL over HTTP, per role', () => {
         mostRunning = Math.max(mostRunning, ++running);
         let result;
         try {
+          if (statementDelayMs > 0) {
+            await new Promise<void>((resolve, reject) => {
+              const t = setTimeout(resolve, statementDelayMs);
+              signal.addEventListener('abort', () => {
+                clearTimeout(t);
+                reject(signal.reason);
+              }, { once: true });
+            });
+          }
           result = await instance.query(req, signal);
         } catch (e) {
           running--;
@@ -124,6 +136,7 @@ describe('GraphQL over HTTP, per role', () => {
         };
       },
     });
+    Object.defineProperty(observed, 'requestTimeoutMs', { get: () => requestTimeout ?? instance.requestTimeoutMs });
     app = await buildApp({ service: observed, auth: instance.auth!, audit: { sink: { record: (r) => void audited.push(r) } } });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
   }, 120_000);
@@ -293,6 +306,21 @@ describe('GraphQL over HTTP, per role', () => {
     const small = await gql('admin', '{ sales_people(first: 2) { nodes { id purchases(limit: 2, orderBy: [{id: ASC}]) { id person { id } } } } }');
     expect(small).toEqual({ status: 200, data: { sales_people: { nodes: [{ id: 1, purchases: [{ id: 1, person: { id: 1 } }, { id: 201, person: { id: 1 } }] }, { id: 2, purchases: [{ id: 2, person: { id: 2 } }, { id: 202, person: { id: 2 } }] }] } } });
    }, 120_000);
+
+  it('request_timeout bounds the whole request, not each statement', async () => {
+    // three levels one after another, each statement well inside the deadline, together past it
+    statementDelayMs = 400;
+    requestTimeout = 1000;
+    try {
+      const r = await gql('admin', '{ sales_orders(first: 1) { nodes { customer { orders { customer { id } } } } } }');
+      expect(r.status).toBe(504);
+      expect(r.data).toBeUndefined();
+      expect(r.errors![0]!.extensions.code).toBe('QUERY_TIMEOUT');
+    } finally {
+      statementDelayMs = 0;
+      requestTimeout = undefined;
+    }
+  });
 
   it('errors are in GraphQL shape with the shoal code; GET serves queries too', async () => {
     const r = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token.eu}`, 'x-provisa-role': 'admin' }, body: JSON.stringify({ query: '{ __typename }' }) });
