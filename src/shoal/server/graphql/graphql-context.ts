@@ -5,6 +5,8 @@ export type GraphRow = Readonly<Record<string, unknown>>;
 
 /** What the resolvers of one request use: the governed query path and the request's batches. */
 export interface GraphContext {
+  /** The role's row cap (`max_rows` or the default row limit): no statement returns more rows. */
+  readonly rowCap?: number;
   /**
    * Run one statement as the request's role, with its session values plus `params`, through the
    * same path as `POST /data/sql`; rows keyed by `names` (the statement's select list, in order).

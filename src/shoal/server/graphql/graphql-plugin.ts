@@ -90,7 +90,7 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
   return async function plugin(app: FastifyInstance): Promise<void> {
     metrics.declare('shoal_graphql_requests_total', 'GraphQL requests, by outcome');
     const schemas = new Map<string, GraphQLSchema>();
-    const schemaFor = (role: string, domains: readonly string[] | undefined): GraphQLSchema => {
+    const schemaFor = (role: string, domains: readonly string[] | undefined): { schema: GraphQLSchema; rowCap?: number } => {
       const graph = service.graph!({ role, ...(domains ? { domains } : {}) });
       const key = JSON.stringify([graph.epoch ?? null, role, domains ?? null]);
       let schema = schemas.get(key);
@@ -98,7 +98,7 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
       else schema = buildGraphSchema(graph.tables);
       schemas.set(key, schema);
       while (schemas.size > SCHEMA_CACHE_SIZE) schemas.delete(schemas.keys().next().value!);
-      return schema;
+      return { schema, ...(graph.rowCap !== undefined ? { rowCap: graph.rowCap } : {}) };
     };
 
     const answer = async (req: FastifyRequest, reply: FastifyReply, q: GraphqlRequest): Promise<unknown> => {
@@ -115,7 +115,7 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
           throw new ShoalError('GRAPHQL_RESERVED_VAR', `the identity sets ${reserved}, a name /graphql reserves for query values`, { hint: `rename the session variable; names starting ${GRAPHQL_VAR_PREFIX} are reserved` });
         }
         const domains = principal.scopes?.[role.id];
-        const schema = schemaFor(role.id, domains);
+        const { schema, rowCap } = schemaFor(role.id, domains);
         let document;
         try {
           document = parse(q.query, { maxTokens: GRAPHQL_BOUNDS.maxTokens });
@@ -154,6 +154,7 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
         let delivered = 0;
         let tooLarge: ShoalError | undefined;
         const context: GraphContext = {
+          ...(rowCap !== undefined ? { rowCap } : {}),
           deliver: (n) => {
             delivered += n;
             if (!tooLarge && delivered > GRAPHQL_BOUNDS.maxResultRows) {

@@ -117,6 +117,18 @@ function decodeCursor(after: string | null | undefined): number {
   return n;
 }
 
+/** A statement reached the role's row cap: its rows may be cut short, so they are not answered. */
+function rowCapReached(cap: number): ShoalError {
+  return new ShoalError('GRAPHQL_ROW_CAP', `a relationship read ${cap} rows, the role's row cap, so some of its rows may be missing`, {
+    hint: `ask for fewer related rows (a smaller limit or where), or fewer parents (a smaller first); the role's max_rows sets the cap`,
+  });
+}
+
+/** Parents per batched statement: 100, fewer when `perParent` rows each could reach the role's row cap. */
+function parentsPerStatement(cap: number | undefined, perParent: number): number {
+  return cap === undefined ? 100 : Math.max(1, Math.min(100, Math.floor((cap - 1) / Math.max(1, perParent))));
+}
+
 /** The key of a join value: the same for a number and a bigint of the same value. */
 const keyText = (v: unknown): string => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
 
@@ -209,13 +221,17 @@ export function buildGraphSchema(tables: readonly RoleGraphTable[]): GraphQLSche
         const batchKey = JSON.stringify([node.typeName, name, args, columns]);
         const loader = ctx.batch(batchKey, () => new BatchLoader<readonly GraphRow[]>(async (keys) => {
           const found = new Map<string, GraphRow[]>();
-          // IN lists of at most 100 values: far inside the SQL size limits, still few statements
-          for (let i = 0; i < keys.length; i += 100) {
+          // IN lists of at most 100 values: far inside the SQL size limits, still few statements;
+          // fewer when the role's row cap could cut a statement short (a to-one expects a row a key)
+          const step = parentsPerStatement(ctx.rowCap, perKey?.limit ?? 1);
+          for (let i = 0; i < keys.length; i += step) {
             const params = new Params();
-            const refs = keys.slice(i, i + 100).map((k) => params.bind(k, targetKey.declared));
+            const refs = keys.slice(i, i + step).map((k) => params.bind(k, targetKey.declared));
             const predicate = wherePredicate(args.where, target.columns, params);
             const sql = batchSql(target.table, columns, r.targetColumn, refs, predicate, perKey);
-            for (const child of await ctx.rows(sql, params.vars, perKey ? [...columns, RANK] : columns)) {
+            const children = await ctx.rows(sql, params.vars, perKey ? [...columns, RANK] : columns);
+            if (ctx.rowCap !== undefined && children.length >= ctx.rowCap) throw rowCapReached(ctx.rowCap);
+            for (const child of children) {
               const k = keyText(child[r.targetColumn]);
               const list = found.get(k);
               if (list) list.push(child);
@@ -271,7 +287,11 @@ export function buildGraphSchema(tables: readonly RoleGraphTable[]): GraphQLSche
       description: `Rows of ${table.table}: one page of \`first\` rows after the cursor \`after\`, in \`orderBy\` order (ties broken by the primary key).`,
       args: { ...listArgs(node), first: { type: GraphQLInt, description: `Page size (default ${GRAPHQL_BOUNDS.defaultPageSize}, at most ${GRAPHQL_BOUNDS.maxPageSize}).` }, after: { type: GraphQLString } },
       resolve: async (_root, args: { where?: BoolExp; orderBy?: Record<string, unknown>[]; first?: number; after?: string }, ctx, info) => {
-        const first = pageSize(args.first, 'first');
+        // the page asks one row more than it answers (hasNextPage): under the role's row cap, a
+        // shorter page whose hasNextPage and endCursor still tell the truth
+        const cap = ctx.rowCap;
+        const first = cap !== undefined ? Math.min(pageSize(args.first, 'first'), cap - 1) : pageSize(args.first, 'first');
+        if (first < 1 && args.first !== 0) throw new ShoalError('GRAPHQL_ROW_CAP', `the role reads at most ${cap} row a statement: too few to page`, { hint: "use POST /data/sql, or ask the operator to raise the role's max_rows" });
         const offset = decodeCursor(args.after);
         const rowFields = subfields(info.fragments, subfields(info.fragments, info.fieldNodes).filter((f) => f.name.value === 'nodes'));
         const columns = columnsRead(node, rowFields);

@@ -59,6 +59,7 @@ relationships:
 roles:
   - {id: admin, capabilities: [admin], domain_access: ["*"]}
   - {id: analyst, capabilities: [query_development], domain_access: [sales]}
+  - {id: capped, capabilities: [query_development], domain_access: [sales], max_rows: 3}
 rls_rules:
   - {table_id: customers, role_id: analyst, filter: "region = current_setting('provisa.user_region')"}
   - {table_id: orders, role_id: analyst, filter: "region = current_setting('provisa.user_region')"}
@@ -84,7 +85,7 @@ describe('GraphQL over HTTP, per role', () => {
   let requestTimeout: number | undefined;
   const audited: AuditRecord[] = [];
   const sent: { sql: string; vars: Readonly<Record<string, string>> }[] = [];
-  const token: Record<'eu' | 'us' | 'admin' | 'reserved', string> = { eu: '', us: '', admin: '', reserved: '' };
+  const token: Record<'eu' | 'us' | 'admin' | 'reserved' | 'capped', string> = { eu: '', us: '', admin: '', reserved: '', capped: '' };
 
   beforeAll(async () => {
     writeFileSync(join(dir, 'customers.csv'), 'id,name,email,region,credit,tier\n1,Ann,ann@eu.test,eu,10.00,gold\n2,Bob,bob@us.test,us,20.00,silver\n3,Cid,cid@eu.test,eu,30.00,\n');
@@ -100,6 +101,7 @@ describe('GraphQL over HTTP, per role', () => {
     token.eu = await mint('eu', 'analyst', { user_region: 'eu' });
     token.us = await mint('us', 'analyst', { user_region: 'us' });
     token.admin = await mint('root', 'admin', {});
+    token.capped = await mint('small', 'capped', {});
     token.reserved = await mint('clash', 'analyst', { user_region: 'eu', graphql_1: 'x' });
     // the real instance, observed: every statement a GraphQL query sends is counted, then run as is
     const observed: QueryService = Object.assign(Object.create(instance) as ShoalInstance, {
@@ -320,6 +322,32 @@ describe('GraphQL over HTTP, per role', () => {
       statementDelayMs = 0;
       requestTimeout = undefined;
     }
+  });
+
+  it("the role's row cap never shortens an answer silently", async () => {
+    // max_rows 3: a page of 5 is cut to what the cap can tell the next page of, and says there is one
+    const page = async (after: string | null) =>
+      ((await gql('capped', 'query P($after: String) { sales_orders(first: 5, after: $after) { nodes { id } pageInfo { hasNextPage endCursor } } }', { after })).data as {
+        sales_orders: { nodes: { id: number }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+      }).sales_orders;
+    const first = await page(null);
+    expect(first.pageInfo.hasNextPage).toBe(true);
+    const ids = first.nodes.map((n) => n.id);
+    for (let p = first; p.pageInfo.hasNextPage && ids.length < 10; ) {
+      p = await page(p.pageInfo.endCursor);
+      ids.push(...p.nodes.map((n) => n.id));
+    }
+    expect(ids).toEqual([10, 11, 12, 13, 14]);
+    // nested lists of several parents come back whole: each statement stays under the cap
+    const q = '{ sales_customers(first: 2, orderBy: [{id: DESC}]) { nodes { id orders(orderBy: [{id: ASC}]) { id customer { id } } } } }';
+    const capped = await gql('capped', q);
+    expect(capped.errors).toBeUndefined();
+    expect(capped.data).toEqual({ sales_customers: { nodes: [{ id: 3, orders: [{ id: 13, customer: { id: 3 } }, { id: 14, customer: { id: 3 } }] }, { id: 2, orders: [{ id: 12, customer: { id: 2 } }] }] } });
+    // one parent with more related rows than the cap: refused with a code, never cut short
+    const over = await gql('capped', '{ sales_people(first: 1) { nodes { id purchases { id } } } }');
+    expect(over.errors![0]!.extensions.code).toBe('GRAPHQL_ROW_CAP');
+    expect(over.errors![0]!.message).toContain('3 rows');
+    expect((await gql('capped', '{ sales_people(first: 1) { nodes { id purchases(limit: 2, orderBy: [{id: ASC}]) { id } } } }')).data).toEqual({ sales_people: { nodes: [{ id: 1, purchases: [{ id: 1 }, { id: 201 }] }] } });
   });
 
   it('errors are in GraphQL shape with the shoal code; GET serves queries too', async () => {
