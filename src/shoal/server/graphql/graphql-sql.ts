@@ -52,12 +52,23 @@ export interface FieldColumn {
 
 const valueText = (v: unknown): string => (typeof v === 'boolean' ? (v ? 'true' : 'false') : String(v));
 
+/**
+ * A null operand, or a comparison with none (`{eq: $v}` with `$v` unset arrives as `{}`): refused,
+ * never read as "no filter", which would answer every row.
+ */
+function noValue(what: string): ShoalError {
+  return new ShoalError('GRAPHQL_INVALID', `where: ${what} has no value (null, or a variable the request did not set)`, {
+    hint: 'set the variable, leave the filter out, or ask for NULLs with {isNull: true}',
+  });
+}
+
 /** The predicate of a `where` value, or undefined when it constrains nothing. */
 export function wherePredicate(where: BoolExp | null | undefined, columns: ReadonlyMap<string, FieldColumn>, params: Params): string | undefined {
   if (where === null || where === undefined) return undefined;
   const parts: string[] = [];
   for (const [field, value] of Object.entries(where)) {
-    if (value === null || value === undefined) continue;
+    if (value === undefined) continue;
+    if (value === null) throw noValue(field);
     if (field === 'and' || field === 'or') {
       const items = (value as BoolExp[]).map((w) => wherePredicate(w, columns, params) ?? 'TRUE');
       parts.push(items.length === 0 ? (field === 'and' ? 'TRUE' : 'FALSE') : `(${items.join(field === 'and' ? ' AND ' : ' OR ')})`);
@@ -71,8 +82,10 @@ export function wherePredicate(where: BoolExp | null | undefined, columns: Reado
     const col = columns.get(field);
     if (!col) throw new ShoalError('GRAPHQL_INVALID', `unknown filter field "${field}"`, { hint: 'filter on the fields the type lists' });
     const name = quoteName(col.column);
-    for (const [op, arg] of Object.entries(value as Comparison)) {
-      if (arg === null || arg === undefined) continue;
+    const ops = Object.entries(value as Comparison).filter(([, arg]) => arg !== undefined);
+    if (ops.length === 0) throw noValue(field);
+    for (const [op, arg] of ops) {
+      if (arg === null) throw noValue(`${field}.${op}`);
       if (op === 'isNull') parts.push(`${name} IS ${arg === true ? '' : 'NOT '}NULL`);
       else if (op === 'in') {
         const list = arg as unknown[];
