@@ -28,6 +28,8 @@ export const GRAPHQL_BOUNDS = {
    * keys are batched and deduplicated), but a relationship followed back and forth repeats them.
    */
   maxResultRows: 100_000,
+  /** `and`/`or`/`not` nested in a `where` (each is a level of parentheses the SQL parser also bounds). */
+  maxWhereDepth: 8,
 } as const;
 
 /** What checkBounds measured: fields (fragments expanded), depth, and the selections it visited. */

@@ -12,6 +12,7 @@
 import { ShoalError } from '../../errors.js';
 import type { RoleGraphTable } from '../../sql/role-graph.js';
 import { castTypeOf, type ColumnKind, columnKind } from './column-kind.js';
+import { GRAPHQL_BOUNDS } from './graphql-bounds.js';
 
 /** Session variables a GraphQL query's values travel in; identities may not set these. */
 export const GRAPHQL_VAR_PREFIX = 'provisa.graphql_';
@@ -62,20 +63,23 @@ function noValue(what: string): ShoalError {
   });
 }
 
-/** The predicate of a `where` value, or undefined when it constrains nothing. */
-export function wherePredicate(where: BoolExp | null | undefined, columns: ReadonlyMap<string, FieldColumn>, params: Params): string | undefined {
+/** The predicate of a `where` value (`nesting` and/or/not levels down), or undefined when it constrains nothing. */
+export function wherePredicate(where: BoolExp | null | undefined, columns: ReadonlyMap<string, FieldColumn>, params: Params, nesting = 0): string | undefined {
   if (where === null || where === undefined) return undefined;
+  if (nesting > GRAPHQL_BOUNDS.maxWhereDepth) {
+    throw new ShoalError('GRAPHQL_TOO_COMPLEX', `where: and/or/not nest more than ${GRAPHQL_BOUNDS.maxWhereDepth} deep`, { hint: 'flatten the filter: several fields in one object are ANDed, and in: [..] replaces a chain of or' });
+  }
   const parts: string[] = [];
   for (const [field, value] of Object.entries(where)) {
     if (value === undefined) continue;
     if (value === null) throw noValue(field);
     if (field === 'and' || field === 'or') {
-      const items = (value as BoolExp[]).map((w) => wherePredicate(w, columns, params) ?? 'TRUE');
+      const items = (value as BoolExp[]).map((w) => wherePredicate(w, columns, params, nesting + 1) ?? 'TRUE');
       parts.push(items.length === 0 ? (field === 'and' ? 'TRUE' : 'FALSE') : `(${items.join(field === 'and' ? ' AND ' : ' OR ')})`);
       continue;
     }
     if (field === 'not') {
-      const inner = wherePredicate(value as BoolExp, columns, params);
+      const inner = wherePredicate(value as BoolExp, columns, params, nesting + 1);
       if (inner !== undefined) parts.push(`NOT (${inner})`);
       continue;
     }

@@ -263,6 +263,12 @@ describe('GraphQL over HTTP, per role', () => {
     const last = sent[sent.length - 1]!;
     expect(last.sql).not.toContain('Bob');
     expect(Object.values(last.vars)).toContain('Bob');
+    // and/or/not as deep as the bound admits run (also inside a batched relationship); deeper is refused here, not by the SQL parser
+    const nested = (n: number): string => (n === 0 ? '{id: {lt: 12}}' : n % 2 ? `{not: ${nested(n - 1)}}` : `{and: [${nested(n - 1)}]}`);
+    const deep = await gql('admin', `{ sales_customers(where: ${nested(GRAPHQL_BOUNDS.maxWhereDepth)}, orderBy: [{id: ASC}]) { nodes { id orders(where: ${nested(GRAPHQL_BOUNDS.maxWhereDepth)}) { id } } } }`);
+    expect(deep).toEqual({ status: 200, data: { sales_customers: { nodes: [{ id: 1, orders: [{ id: 10 }, { id: 11 }] }, { id: 2, orders: [] }, { id: 3, orders: [] }] } } });
+    const tooDeep = await gql('admin', `{ sales_customers(where: ${nested(16)}) { nodes { id } } }`);
+    expect(tooDeep.errors![0]!.extensions.code).toBe('GRAPHQL_TOO_COMPLEX');
     const nulls = await gql('admin', '{ sales_orders(where: {customer_id: {isNull: true}}) { nodes { id } } }');
     expect(nulls.data).toEqual({ sales_orders: { nodes: [] } });
   });

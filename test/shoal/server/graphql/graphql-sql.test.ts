@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ShoalError } from '../../../../src/shoal/errors.js';
+import { GRAPHQL_BOUNDS } from '../../../../src/shoal/server/graphql/graphql-bounds.js';
 import { type BoolExp, type FieldColumn, Params, wherePredicate } from '../../../../src/shoal/server/graphql/graphql-sql.js';
 
 const columns = new Map<string, FieldColumn>([
@@ -32,5 +33,12 @@ describe('wherePredicate', () => {
     // isNull is how a NULL is asked for
     expect(wherePredicate({ name: { isNull: true } }, columns, new Params())).toBe('"name" IS NULL');
     expect(wherePredicate({ id: { eq: 5 } }, columns, new Params())).toContain('"id" = CAST(');
+  });
+
+  it(`refuses and/or/not nested more than GRAPHQL_BOUNDS.maxWhereDepth deep, before any SQL is written`, () => {
+    const nest = (n: number): BoolExp => (n === 0 ? { id: { eq: 1 } } : n % 2 ? { not: nest(n - 1) } : { and: [nest(n - 1)] });
+    expect(wherePredicate(nest(GRAPHQL_BOUNDS.maxWhereDepth), columns, new Params())).toContain('NOT (');
+    expect(codeOf(nest(GRAPHQL_BOUNDS.maxWhereDepth + 1))).toBe('GRAPHQL_TOO_COMPLEX');
+    expect(codeOf(nest(16))).toBe('GRAPHQL_TOO_COMPLEX');
   });
 });
