@@ -35,9 +35,10 @@ export interface RoleGraphTable extends RoleCatalogTable {
 export function roleGraph(catalog: GovernanceCatalog, model: Pick<CatalogModel, 'tables' | 'relationships'>, roleId: string): RoleGraphTable[] {
   const tables = roleCatalog(catalog, roleId);
   const byKey = new Map(tables.map((t) => [t.table, t]));
-  const readable = (key: string, column: string): boolean => {
+  // the column as the table declares it (a relationship may write it in another case), when the role reads it unmasked
+  const readable = (key: string, column: string): string | undefined => {
     const c = byKey.get(key)?.columns.find((x) => x.name.toLowerCase() === column.toLowerCase());
-    return c !== undefined && !c.masked;
+    return c !== undefined && !c.masked ? c.name : undefined;
   };
   const keyOf = (ref: string): string | undefined => {
     const t = findTable(model, ref);
@@ -45,13 +46,15 @@ export function roleGraph(catalog: GovernanceCatalog, model: Pick<CatalogModel, 
   };
   return tables.map((t) => {
     const config = model.tables.find((x) => qualifiedName(x).toLowerCase() === t.table);
-    const key = (config?.columns ?? []).filter((c) => c.is_primary_key && readable(t.table, c.name)).map((c) => c.name);
+    const key = (config?.columns ?? []).filter((c) => c.is_primary_key && readable(t.table, c.name) !== undefined).map((c) => c.name);
     const relationships: RoleRelationship[] = [];
     for (const r of model.relationships) {
       if (keyOf(r.source_table_id) !== t.table) continue;
       const target = keyOf(r.target_table_id);
-      if (target === undefined || !readable(t.table, r.source_column) || !readable(target, r.target_column)) continue;
-      relationships.push({ name: r.graphql_alias ?? r.alias ?? r.id, cardinality: r.cardinality, column: r.source_column, target, targetColumn: r.target_column });
+      const column = readable(t.table, r.source_column);
+      const targetColumn = target === undefined ? undefined : readable(target, r.target_column);
+      if (target === undefined || column === undefined || targetColumn === undefined) continue;
+      relationships.push({ name: r.graphql_alias ?? r.alias ?? r.id, cardinality: r.cardinality, column, target, targetColumn });
     }
     return { ...t, key, relationships };
   });

@@ -54,3 +54,20 @@ describe('the graph a role may follow', () => {
     expect(g['sales.orders']!.columns.map((c) => c.name)).toEqual(['id', 'customer_id', 'clerk_id']);
   });
 });
+
+describe('relationship columns', () => {
+  it('are named as the tables declare them, whatever case the relationship writes them in', () => {
+    const m = makeCatalog({
+      domains: [{ id: 'sales' }],
+      sources: [{ id: 'f', type: 'csv', path: '/x.csv' }],
+      tables: [
+        makeTable({ source_id: 'f', domain_id: 'sales', table: 'orders', columns: [{ name: 'id', data_type: 'integer' }, { name: 'customer_id', data_type: 'integer' }] }),
+        makeTable({ source_id: 'f', domain_id: 'sales', table: 'customers', columns: [{ name: 'ID', data_type: 'integer' }] }),
+      ],
+      relationships: [makeRelationship({ id: 'customer', source_table_id: 'orders', target_table_id: 'customers', source_column: 'Customer_Id', target_column: 'id', cardinality: 'many-to-one' })],
+      roles: [{ id: 'admin', capabilities: ['admin'], domain_access: ['*'] }],
+    });
+    const orders = roleGraph(catalogFromConfig(m), m, 'admin').find((t) => t.table === 'sales.orders')!;
+    expect(orders.relationships).toEqual([{ name: 'customer', cardinality: 'many-to-one', column: 'customer_id', target: 'sales.customers', targetColumn: 'ID' }]);
+  });
+});

@@ -33,6 +33,7 @@ import { type ColumnKind, GraphQLBigInt, GraphQLDecimal, NUMERIC_KINDS, columnKi
 import { GRAPHQL_BOUNDS, pageSize } from './graphql-bounds.js';
 import type { GraphContext, GraphRow } from './graphql-context.js';
 import { type AggregateItem, type BoolExp, type Direction, type FieldColumn, Params, RANK, aggregateSql, batchSql, orderByClause, pageSql, wherePredicate } from './graphql-sql.js';
+import { joinKey } from './join-key.js';
 import { subfields } from './selection.js';
 
 interface ColumnField extends FieldColumn {
@@ -129,9 +130,6 @@ function parentsPerStatement(cap: number | undefined, perParent: number): number
   return cap === undefined ? 100 : Math.max(1, Math.min(100, Math.floor((cap - 1) / Math.max(1, perParent))));
 }
 
-/** The key of a join value: the same for a number and a bigint of the same value. */
-const keyText = (v: unknown): string => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
-
 function orderItems(node: TableNode, orderBy: readonly Readonly<Record<string, unknown>>[] | null | undefined): [string, Direction][] {
   return (orderBy ?? []).map((item) => {
     const set = Object.entries(item).filter(([, d]) => d !== null && d !== undefined);
@@ -210,6 +208,7 @@ export function buildGraphSchema(tables: readonly RoleGraphTable[]): GraphQLSche
     const toMany = r.cardinality === 'one-to-many';
     const object = objects.get(r.target)!;
     const targetKey = target.byColumn.get(r.targetColumn)!;
+    const numericKey = NUMERIC_KINDS.has(targetKey.kind);
     return {
       type: toMany ? new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(object))) : object,
       ...(toMany ? { args: { ...listArgs(target), limit: { type: GraphQLInt, description: `Rows per parent (default ${GRAPHQL_BOUNDS.defaultPageSize}, at most ${GRAPHQL_BOUNDS.maxPageSize}).` } } } : {}),
@@ -232,7 +231,7 @@ export function buildGraphSchema(tables: readonly RoleGraphTable[]): GraphQLSche
             const children = await ctx.rows(sql, params.vars, perKey ? [...columns, RANK] : columns);
             if (ctx.rowCap !== undefined && children.length >= ctx.rowCap) throw rowCapReached(ctx.rowCap);
             for (const child of children) {
-              const k = keyText(child[r.targetColumn]);
+              const k = joinKey(child[r.targetColumn], numericKey);
               const list = found.get(k);
               if (list) list.push(child);
               else found.set(k, [child]);
@@ -240,7 +239,7 @@ export function buildGraphSchema(tables: readonly RoleGraphTable[]): GraphQLSche
           }
           return found;
         }, [], (related, callers) => ctx.deliver(callers * (toMany ? related.length : Math.min(1, related.length)))));
-        const related = await loader.load(keyText(value));
+        const related = await loader.load(joinKey(value, numericKey));
         return toMany ? related : (related[0] ?? null);
       },
     };
