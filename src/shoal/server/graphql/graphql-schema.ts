@@ -62,10 +62,17 @@ function graphqlName(raw: string): string {
   return n;
 }
 
-function unique(base: string, taken: Set<string>): string {
+/** Types generated per table: `<type><suffix>`. */
+const TYPE_SUFFIXES = ['_bool_exp', '_order_by', '_connection', '_aggregate', '_sum', '_avg', '_min', '_max'];
+
+/** Type names the schema has besides the tables' (scalars and `<scalar>_comparison` inputs). */
+const FIXED_TYPES = ['Query', 'PageInfo', 'OrderDirection', 'String', 'Int', 'Float', 'Boolean', 'ID', 'BigInt', 'Decimal', ...['String', 'Value', 'Int', 'BigInt', 'Decimal', 'Float', 'Boolean'].map((s) => `${s}_comparison`)];
+
+/** `base`, or `base_2`, `base_3`…: the first whose names with each of `suffixes` are all free (and now taken). */
+function unique(base: string, taken: Set<string>, suffixes: readonly string[] = ['']): string {
   let n = base;
-  for (let i = 2; taken.has(n); i++) n = `${base}_${i}`;
-  taken.add(n);
+  for (let i = 2; suffixes.some((s) => taken.has(`${n}${s}`)); i++) n = `${base}_${i}`;
+  for (const s of suffixes) taken.add(`${n}${s}`);
   return n;
 }
 
@@ -154,12 +161,12 @@ function columnsRead(node: TableNode, fields: ReturnType<typeof subfields>, extr
 
 /** Build the schema; `tables` is the role's graph (role-graph.ts). */
 export function buildGraphSchema(tables: readonly RoleGraphTable[]): GraphQLSchema {
-  const typeNames = new Set<string>(['Query', 'PageInfo', 'OrderDirection', 'BigInt', 'Decimal']);
+  const typeNames = new Set<string>(FIXED_TYPES);
   const rootNames = new Set<string>();
   const nodes = new Map<string, TableNode>();
   for (const t of tables) {
-    const typeName = unique(graphqlName(`${t.schema}_${t.name}`), typeNames);
-    for (const suffix of ['_bool_exp', '_order_by', '_connection', '_aggregate', '_sum', '_avg', '_min', '_max']) typeNames.add(`${typeName}${suffix}`);
+    // `a_b.c`'s generated `a_b_c_sum` is then never the type of a table `a.b_c_sum`
+    const typeName = unique(graphqlName(`${t.schema}_${t.name}`), typeNames, ['', ...TYPE_SUFFIXES]);
     const taken = new Set<string>(['__typename', ...RESERVED_FIELDS]);
     const columns = new Map<string, ColumnField>();
     const byColumn = new Map<string, ColumnField>();
