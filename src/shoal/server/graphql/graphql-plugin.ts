@@ -14,7 +14,7 @@ import { sessionValues } from '../../auth/session-values.js';
 import { ShoalError } from '../../errors.js';
 import { TransferGate } from '../../../tik/server/transfer-gate.js';
 import { type Deadline, requestDeadline } from '../../instance/request-deadline.js';
-import { auditError, auditStatements } from '../audit-plugin.js';
+import { auditError, auditQuery, auditStatements } from '../audit-plugin.js';
 import type { ConcurrencyLimit } from '../concurrency-limit.js';
 import { errorBody, httpStatusFor } from '../error-status.js';
 import { toWireValue } from '../json-value.js';
@@ -104,11 +104,23 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
     const answer = async (req: FastifyRequest, reply: FastifyReply, q: GraphqlRequest): Promise<unknown> => {
       let release: (() => void) | undefined;
       let deadline: Deadline | undefined;
+      let roleId: string | undefined;
+      const statements: string[] = [];
+      const results: { headers?: Readonly<Record<string, string>>; tables?: readonly string[]; rows: number }[] = [];
+      // a refused request is audited with its role and what it asked: the statements that ran, else its GraphQL text
+      const auditRefusal = (code: string): void => {
+        if (roleId !== undefined && statements.length > 0) auditStatements(req, { sql: statements, role: roleId, results, errorCode: code });
+        else {
+          if (roleId !== undefined) auditQuery(req, { sql: q.query, role: roleId });
+          auditError(req, code);
+        }
+      };
       try {
         if (!service.graph) throw new ShoalError('NOT_FOUND', 'this service has no GraphQL catalog', { hint: 'use POST /data/sql' });
         if (!service.isReady()) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
         const principal = principalOf(req);
         const role = actingRole(principal, headerRole(req), await auth.roles(), 'query_development');
+        roleId = role.id;
         const vars = sessionValues(principal, role.id, {}, auth.config);
         const reserved = Object.keys(vars).find((k) => k.toLowerCase().startsWith(GRAPHQL_VAR_PREFIX));
         if (reserved) {
@@ -123,13 +135,13 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
           const err = e as GraphQLError;
           metrics.inc('shoal_graphql_requests_total', { outcome: 'invalid' });
           const code = err.message.includes('token limit') ? 'GRAPHQL_TOO_COMPLEX' : 'GRAPHQL_INVALID';
-          auditError(req, code);
+          auditRefusal(code);
           return reply.code(400).send({ errors: [{ message: err.message, ...(err.locations ? { locations: err.locations } : {}), extensions: { code } }] });
         }
         const invalid = validate(schema, document, specifiedRules, { maxErrors: 20 });
         if (invalid.length > 0) {
           metrics.inc('shoal_graphql_requests_total', { outcome: 'invalid' });
-          auditError(req, 'GRAPHQL_INVALID');
+          auditRefusal('GRAPHQL_INVALID');
           return reply.code(400).send({ errors: invalid.map((e) => graphError(e, req.log)) });
         }
         const operationName = q.operationName ?? undefined;
@@ -146,8 +158,6 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
         deadline = timeoutMs === undefined ? undefined : requestDeadline(controller.signal, timeoutMs);
         const signal = deadline?.signal ?? controller.signal;
         const timedOut = (): ShoalError | undefined => (deadline?.aborted && deadline.reason instanceof ShoalError ? deadline.reason : undefined);
-        const statements: string[] = [];
-        const results: { headers?: Readonly<Record<string, string>>; tables?: readonly string[]; rows: number }[] = [];
         const batches = new Map<string, BatchLoader<readonly GraphRow[]>>();
         // the request holds one slot; its statements share it a few at a time (a waiter per field at most)
         const gate = new TransferGate(GRAPHQL_BOUNDS.maxParallelStatements, GRAPHQL_BOUNDS.maxFields);
@@ -210,7 +220,7 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
         return reply.code(200).header('content-type', 'application/json; charset=utf-8').send({ ...(errors ? { errors } : {}), data: result.data ?? null });
       } catch (e) {
         const r = refusal(e);
-        auditError(req, r.body.errors[0]!.extensions.code);
+        auditRefusal(r.body.errors[0]!.extensions.code);
         if (r.status >= 500) req.log.error({ err: e }, 'graphql request failed');
         metrics.inc('shoal_graphql_requests_total', { outcome: 'refused' });
         return reply.code(r.status).send(r.body);

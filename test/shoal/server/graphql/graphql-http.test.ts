@@ -279,6 +279,8 @@ describe('GraphQL over HTTP, per role', () => {
     const tooDeep = await gql('admin', `{ sales_orders { nodes ${deep} } }`);
     expect(tooDeep.status).toBe(400);
     expect(tooDeep.errors![0]!.extensions.code).toBe('GRAPHQL_TOO_COMPLEX');
+    // a refusal is audited with who asked and what (no statement ran: the GraphQL text is fingerprinted)
+    expect(audited.filter((a) => a.path === '/graphql').pop()).toMatchObject({ outcome: 'GRAPHQL_TOO_COMPLEX', role: 'admin', sql_fingerprint: expect.stringMatching(/^sha256:/), rows: null });
     const bigPage = await gql('admin', '{ sales_orders(first: 5000) { nodes { id } } }');
     expect(bigPage.status).toBe(200);
     expect(bigPage.errors![0]!.extensions.code).toBe('GRAPHQL_TOO_COMPLEX');
@@ -310,6 +312,8 @@ describe('GraphQL over HTTP, per role', () => {
     // refused when the level that passes the budget is read, before its rows are expanded: the root,
     // then two statements a level (keys go 100 to a statement) up to the fifth, never the sixth
     expect(statements).toBe(9);
+    // audited with the role and the statements that did run, what they read and their rows
+    expect(audited.filter((a) => a.path === '/graphql').pop()).toMatchObject({ outcome: 'GRAPHQL_RESULT_TOO_LARGE', role: 'admin', sql_fingerprint: expect.stringMatching(/^sha256:/), tables: ['sales.people', 'sales.purchases'], rows: 200 + 4000 + 200 + 4000 + 200 });
     // the same relationships within the budget answer in full
     const small = await gql('admin', '{ sales_people(first: 2) { nodes { id purchases(limit: 2, orderBy: [{id: ASC}]) { id person { id } } } } }');
     expect(small).toEqual({ status: 200, data: { sales_people: { nodes: [{ id: 1, purchases: [{ id: 1, person: { id: 1 } }, { id: 201, person: { id: 1 } }] }, { id: 2, purchases: [{ id: 2, person: { id: 2 } }, { id: 202, person: { id: 2 } }] }] } } });
