@@ -13,7 +13,6 @@ import type { EdgeAuth } from '../../auth/edge-auth.js';
 import { sessionValues } from '../../auth/session-values.js';
 import { ShoalError } from '../../errors.js';
 import { TransferGate } from '../../../tik/server/transfer-gate.js';
-import { type Deadline, requestDeadline } from '../../instance/request-deadline.js';
 import { auditError, auditQuery, auditStatements } from '../audit-plugin.js';
 import type { ConcurrencyLimit } from '../concurrency-limit.js';
 import { errorBody, httpStatusFor } from '../error-status.js';
@@ -103,7 +102,7 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
 
     const answer = async (req: FastifyRequest, reply: FastifyReply, q: GraphqlRequest): Promise<unknown> => {
       let release: (() => void) | undefined;
-      let deadline: Deadline | undefined;
+      let deadline: ReturnType<typeof setTimeout> | undefined;
       let roleId: string | undefined;
       const statements: string[] = [];
       const results: { headers?: Readonly<Record<string, string>>; tables?: readonly string[]; rows: number }[] = [];
@@ -154,10 +153,18 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
           if (!reply.raw.writableFinished) controller.abort();
         });
         // one request_timeout for the whole request: every statement runs under what is left of it
+        // (each also under its own, never the later one)
         const timeoutMs = service.requestTimeoutMs;
-        deadline = timeoutMs === undefined ? undefined : requestDeadline(controller.signal, timeoutMs);
-        const signal = deadline?.signal ?? controller.signal;
-        const timedOut = (): ShoalError | undefined => (deadline?.aborted && deadline.reason instanceof ShoalError ? deadline.reason : undefined);
+        if (timeoutMs !== undefined) {
+          deadline = setTimeout(() => {
+            controller.abort(new ShoalError('QUERY_TIMEOUT', `the GraphQL request ran longer than the request timeout (${timeoutMs / 1000} s)`, {
+              hint: 'ask for fewer rows or relationships, or ask the operator about server.limits.request_timeout',
+            }));
+          }, timeoutMs);
+          deadline.unref();
+        }
+        const signal = controller.signal;
+        const timedOut = (): ShoalError | undefined => (signal.aborted && signal.reason instanceof ShoalError ? signal.reason : undefined);
         const batches = new Map<string, BatchLoader<readonly GraphRow[]>>();
         // the request holds one slot; its statements share it a few at a time (a waiter per field at most)
         const gate = new TransferGate(GRAPHQL_BOUNDS.maxParallelStatements, GRAPHQL_BOUNDS.maxFields);
@@ -226,7 +233,7 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
         return reply.code(r.status).send(r.body);
       } finally {
         // the slot is held until the answer has been written (it is built in full before sending)
-        deadline?.dispose();
+        clearTimeout(deadline);
         release?.();
       }
     };
