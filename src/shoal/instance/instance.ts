@@ -612,12 +612,12 @@ export class ShoalInstance implements QueryService {
   }
 
   /** `/graphql`: the role's catalog with keys and followable relationships (role-graph.ts). */
-  graph(req: CatalogRequest): { readonly epoch: number | undefined; readonly tables: readonly RoleGraphTable[]; readonly rowCap?: number } {
+  graph(req: CatalogRequest): { readonly epoch: number | undefined; readonly tables: readonly RoleGraphTable[]; readonly rowCap?: number; readonly generation: number } {
     const state = this.state;
     if (!state) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
     const governance = req.domains ? limitToDomains(state.governance, req.domains) : state.governance;
     const rowCap = state.governance.role(req.role)?.rowCap;
-    return { epoch: state.epoch, tables: roleGraph(governance, state.model, req.role), ...(rowCap !== undefined ? { rowCap } : {}) };
+    return { epoch: state.epoch, generation: state.generation, tables: roleGraph(governance, state.model, req.role), ...(rowCap !== undefined ? { rowCap } : {}) };
   }
 
   async close(): Promise<void> {

@@ -66,5 +66,5 @@ export interface QueryService {
   /** The tables and columns a role may query (hidden ones absent), for `GET /data/catalog`; absent: the route answers 404. */
   catalog?(req: CatalogRequest): { readonly epoch: number | undefined; readonly tables: readonly CatalogTableInfo[] };
   /** The same catalog with primary keys and the relationships the role can follow, for `/graphql`; absent: the route answers 404. */
-  graph?(req: CatalogRequest): { readonly epoch: number | undefined; readonly tables: readonly RoleGraphTable[]; readonly rowCap?: number };
+  graph?(req: CatalogRequest): { readonly epoch: number | undefined; readonly tables: readonly RoleGraphTable[]; readonly rowCap?: number; readonly generation?: number };
 }

@@ -1,7 +1,7 @@
 /**
  * `POST /graphql` (and `GET /graphql?query=…` for the same queries): GraphQL over the governed
  * catalog. The schema is the caller's role's at the served registry epoch (graphql-schema.ts),
- * kept in a small LRU by (epoch, role, domain scope); every statement a query compiles to runs
+ * kept in a small LRU by (catalog generation, role, domain scope); every statement a query compiles to runs
  * through `QueryService.query` — the path `POST /data/sql` takes — so RLS, masks, row caps,
  * deadlines, the caches and the audit log apply as they do to SQL. Errors are in GraphQL's shape
  * with the shoal code in `extensions.code`.
@@ -56,7 +56,7 @@ const querystringSchema = {
   },
 } as const;
 
-/** Schemas kept (per epoch, role and domain scope); the least recently used is dropped. */
+/** Schemas kept (per catalog generation, role and domain scope); the least recently used is dropped. */
 const SCHEMA_CACHE_SIZE = 64;
 
 interface GraphError {
@@ -91,7 +91,8 @@ export function graphqlPlugin(service: QueryService, metrics: MetricsRegistry, a
     const schemas = new Map<string, GraphQLSchema>();
     const schemaFor = (role: string, domains: readonly string[] | undefined): { schema: GraphQLSchema; rowCap?: number } => {
       const graph = service.graph!({ role, ...(domains ? { domains } : {}) });
-      const key = JSON.stringify([graph.epoch ?? null, role, domains ?? null]);
+      // the catalog's generation (a new one on every rebuild, as the plan cache keys on) beats the epoch, which can repeat
+      const key = JSON.stringify([graph.generation ?? graph.epoch ?? null, role, domains ?? null]);
       let schema = schemas.get(key);
       if (schema) schemas.delete(key);
       else schema = buildGraphSchema(graph.tables);
