@@ -50,6 +50,7 @@ import { quoteIdent } from '../sources/pushdown-sql.js';
 import { SourcePool } from '../sources/source-pool.js';
 import { directDialectOf } from '../sql/route.js';
 import { roleCatalog } from '../sql/role-catalog.js';
+import { type RoleGraphTable, roleGraph } from '../sql/role-graph.js';
 import { normalizeRows } from './normalize-cells.js';
 import { directResultColumns, engineResultColumns } from './result-columns.js';
 import { governanceOf } from './plan-job.js';
@@ -449,6 +450,10 @@ export class ShoalInstance implements QueryService {
     return this.draining;
   }
 
+  get requestTimeoutMs(): number {
+    return requestTimeoutMs(limitsOf(this.options.config));
+  }
+
   get maxConcurrentQueries(): number {
     return limitsOf(this.options.config).max_concurrent_queries;
   }
@@ -615,6 +620,15 @@ export class ShoalInstance implements QueryService {
     if (!state) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
     const governance = req.domains ? limitToDomains(state.governance, req.domains) : state.governance;
     return { epoch: state.epoch, tables: roleCatalog(governance, req.role) };
+  }
+
+  /** `/graphql`: the role's catalog with keys and followable relationships (role-graph.ts). */
+  graph(req: CatalogRequest): { readonly epoch: number | undefined; readonly tables: readonly RoleGraphTable[]; readonly rowCap?: number; readonly generation: number } {
+    const state = this.state;
+    if (!state) throw new ShoalError('NOT_READY', 'the engine catalog is still being built', { hint: 'retry when /ready returns 200' });
+    const governance = req.domains ? limitToDomains(state.governance, req.domains) : state.governance;
+    const rowCap = state.governance.role(req.role)?.rowCap;
+    return { epoch: state.epoch, generation: state.generation, tables: roleGraph(governance, state.model, req.role), ...(rowCap !== undefined ? { rowCap } : {}) };
   }
 
   async close(): Promise<void> {

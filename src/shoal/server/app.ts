@@ -4,6 +4,7 @@ import { newInstanceId } from '../audit/instance-id.js';
 import { createAuthenticator } from '../auth/authenticator.js';
 import type { EdgeAuth } from '../auth/edge-auth.js';
 import { DEFAULT_AUTH } from '../config/auth-config.js';
+import { DEFAULT_LIMITS } from '../config/limits.js';
 import type { ServerConfig } from '../config/server-config.js';
 import { auditPlugin, type AuditSink } from './audit-plugin.js';
 import { corsPlugin } from './cors-plugin.js';
@@ -11,8 +12,10 @@ import { hostAllowList } from './host-allow-list.js';
 import { hostPlugin } from './host-plugin.js';
 import type { TlsMaterial } from './tls-files.js';
 import { catalogPlugin } from './catalog-plugin.js';
-import type { ConcurrencyLimit } from './concurrency-limit.js';
+import { ConcurrencyLimit } from './concurrency-limit.js';
 import { dataPlugin } from './data-plugin.js';
+import { graphqlPlugin } from './graphql/graphql-plugin.js';
+import { OPENAPI_PATH, openApiPlugin } from './openapi/openapi-plugin.js';
 import { errorBody, httpStatusFor } from './error-status.js';
 import { healthPlugin } from './health-plugin.js';
 import { MetricsRegistry, declareCacheMetrics } from './metrics.js';
@@ -49,8 +52,8 @@ export interface AppOptions {
   readonly audit?: { readonly sink?: AuditSink; readonly instanceId?: string };
 }
 
-/** Load-balancer probes: answered without credentials (they reveal no data). */
-export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['/health', '/ready', '/live']);
+/** Load-balancer probes and the API's description: answered without credentials (they reveal no data). */
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['/health', '/ready', '/live', OPENAPI_PATH]);
 
 const LOCKED: EdgeAuth = {
   authenticator: createAuthenticator({ auth: DEFAULT_AUTH }),
@@ -91,6 +94,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // hook: a hook that throws (Host refused, credentials refused) ends the chain, and the refusal
   // must be recorded. Then the Host allow-list (a wrong Host is refused before credentials are
   // looked at), then CORS (a preflight carries no credentials).
+  // first: it describes every route registered after it (GET /openapi.json)
+  await app.register(openApiPlugin('1'));
   const server = opts.server ?? {};
   await app.register(auditPlugin({ instanceId: opts.audit?.instanceId ?? newInstanceId(), ...(opts.audit?.sink ? { sink: opts.audit.sink } : {}) }));
   await app.register(hostPlugin(hostAllowList(server, opts.bindHost)));
@@ -109,8 +114,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     }
   });
   await app.register(healthPlugin(opts.service, metrics, auth.authenticator.provider));
-  await app.register(dataPlugin(opts.service, metrics, auth, opts.concurrency));
+  // one per-principal query limit for SQL, GraphQL and the instance's other listeners (pgwire)
+  const concurrency = opts.concurrency ?? new ConcurrencyLimit(opts.service.maxConcurrentQueries ?? DEFAULT_LIMITS.max_concurrent_queries);
+  await app.register(dataPlugin(opts.service, metrics, auth, concurrency));
   await app.register(catalogPlugin(opts.service, auth));
+  await app.register(graphqlPlugin(opts.service, metrics, auth, concurrency));
   for (const p of opts.plugins ?? []) await app.register(p);
   return app;
 }

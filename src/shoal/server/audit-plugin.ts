@@ -89,6 +89,27 @@ export function auditResult(req: FastifyRequest, result: QueryResult): QueryResu
   };
 }
 
+/**
+ * A request that ran several statements (`/graphql`): the fingerprint of all of them in order, the
+ * union of the tables they read, their rows summed, and their route when they share one.
+ */
+export function auditStatements(req: FastifyRequest, s: { readonly sql: readonly string[]; readonly role: string; readonly results: readonly { readonly headers?: Readonly<Record<string, string>>; readonly tables?: readonly string[]; readonly rows: number }[]; readonly errorCode?: string }): void {
+  const d = req.auditDraft;
+  if (!d) return;
+  auditQuery(req, { sql: s.sql.join(';\n'), role: s.role });
+  if (s.errorCode !== undefined) d.errorCode = s.errorCode;
+  const routes = new Set(s.results.map((r) => routeOf(r.headers)));
+  d.route = routes.size === 1 ? [...routes][0]! : routes.size === 0 ? null : 'mixed';
+  d.tables = [...new Set(s.results.flatMap((r) => r.tables ?? []))].sort();
+  d.rows = s.results.reduce((n, r) => n + r.rows, 0);
+}
+
+/** A refusal a route answered itself (in its own shape) rather than by throwing: the code the client was sent. */
+export function auditError(req: FastifyRequest, code: string): void {
+  const d = req.auditDraft;
+  if (d && d.errorCode === undefined) d.errorCode = code;
+}
+
 /** The code the client was sent (error-status.ts): a coded error from outside shoal is INTERNAL there too. */
 const errorCodeOf = (err: unknown, status: number): string => {
   if (err instanceof ShoalError) return err.code;

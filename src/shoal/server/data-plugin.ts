@@ -7,10 +7,10 @@ import { DEFAULT_LIMITS } from '../config/limits.js';
 import { ShoalError } from '../errors.js';
 import { auditQuery, auditResult } from './audit-plugin.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
-import { principalIdOf } from './principal-id.js';
 import { csvCell, toWireValue } from './json-value.js';
 import type { MetricsRegistry } from './metrics.js';
 import type { ColumnInfo, QueryService } from './query-service.js';
+import { takeQuerySlot } from './query-slot.js';
 import { headerRole, principalOf } from './request-principal.js';
 
 interface SqlBody {
@@ -104,13 +104,7 @@ export function dataPlugin(service: QueryService, metrics: MetricsRegistry, auth
       const role = actingRole(principal, req.body.role ?? headerRole(req), await auth.roles(), 'query_development');
       const vars = sessionValues(principal, role.id, req.body.vars ?? {}, auth.config);
       const domains = principal.scopes?.[role.id];
-      const release = concurrency.tryAcquire(principalIdOf(req));
-      if (release === undefined) {
-        reply.header('retry-after', '1');
-        throw new ShoalError('TOO_MANY_CONCURRENT_QUERIES', `this principal already has ${concurrency.max} queries running on this instance`, {
-          hint: 'wait for a running query to finish (see Retry-After), or ask the operator about server.limits.max_concurrent_queries',
-        });
-      }
+      const release = takeQuerySlot(concurrency, req, reply);
       // The slot is held until the response is over: finished, failed, or the client went away.
       reply.raw.once('close', release);
       const controller = new AbortController();

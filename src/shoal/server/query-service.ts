@@ -1,4 +1,5 @@
 import type { EdgeAuth } from '../auth/edge-auth.js';
+import type { RoleGraphTable } from '../sql/role-graph.js';
 import type { MetricsRegistry } from './metrics.js';
 
 /**
@@ -54,6 +55,8 @@ export interface QueryService {
   readonly metrics?: MetricsRegistry;
   /** Requests one principal may have running at once (`server.limits.max_concurrent_queries`); default 16. */
   readonly maxConcurrentQueries?: number;
+  /** `server.limits.request_timeout` in ms, for a route that runs several statements under one deadline (`/graphql`); absent: each statement's own. */
+  readonly requestTimeoutMs?: number;
   /** How the HTTP edge authenticates callers of this service (absent: every request is refused with 401). */
   readonly auth?: EdgeAuth;
   /** True once the engine catalog has been built from the registry. */
@@ -64,4 +67,6 @@ export interface QueryService {
   query(req: QueryRequest, signal: AbortSignal): Promise<QueryResult>;
   /** The tables and columns a role may query (hidden ones absent), for `GET /data/catalog`; absent: the route answers 404. */
   catalog?(req: CatalogRequest): { readonly epoch: number | undefined; readonly tables: readonly CatalogTableInfo[] };
+  /** The same catalog with primary keys and the relationships the role can follow, for `/graphql`; absent: the route answers 404. */
+  graph?(req: CatalogRequest): { readonly epoch: number | undefined; readonly tables: readonly RoleGraphTable[]; readonly rowCap?: number; readonly generation?: number };
 }

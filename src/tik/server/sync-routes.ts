@@ -14,7 +14,7 @@ import type { ReconcileOptions } from '../sync/reconciler.js';
 import { readBody } from './read-body.js';
 import { RequestBudget } from './request-budget.js';
 import { SERVER_LIMITS, type ServerLimits } from './server-limits.js';
-import { TransferGate } from './transfer-gate.js';
+import { BoundedGate } from '../../core/bounded-gate.js';
 import { outcomeOf } from '../app/error-table.js';
 
 /**
@@ -45,8 +45,8 @@ const STATUS: Readonly<Record<string, number>> = { 'sync/too-large': 413, 'sync/
 export function syncRoutes(store: EventStore, options: ReconcileOptions & { readonly limits?: Partial<ServerLimits> } = {}, guard: SyncGuard = {}) {
   const limits = { ...SERVER_LIMITS, ...options.limits };
   const responder = new SyncResponder(store, { frameSizeLimit: 1 << 20, ...options, limits: { bundleBytes: limits.bundleBytes } });
-  const gate = new TransferGate(limits.transfers, limits.transferQueue);
-  const pushGate = new TransferGate(limits.pushes, limits.transferQueue);
+  const gate = new BoundedGate(limits.transfers, limits.transferQueue);
+  const pushGate = new BoundedGate(limits.pushes, limits.transferQueue);
   const budget = new RequestBudget(limits.reconcilePerMinute, 60_000);
   return async function plugin(app: FastifyInstance): Promise<void> {
     // The body stays a stream: each route reads it under its own limit.

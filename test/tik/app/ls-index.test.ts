@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { indexedLsRows } from '../../../src/tik/app/ls-index.js';
 import { Instant } from '../../../src/tik/edn/value.js';
 import { FileStore } from '../../../src/tik/store/file/file-store.js';
-import { forgedDerived } from '../store/forged-derived.js';
+import { forgedDerived, forgedWithBody } from '../store/forged-derived.js';
 import { readDerived } from '../../../src/tik/store/derived-file.js';
 import { localTransport, syncWith } from '../../../src/tik/sync/index.js';
 import { T0, cleanup, supportStore, tempDir, tik, type RunResult } from '../cli/harness.js';
@@ -156,7 +156,7 @@ describe('the ls index', () => {
     const selectNl = selectText.indexOf('\n');
     const selectBody = selectText.slice(selectNl + 1).replaceAll('\\"customer\\"', '\\"seb\\"').replaceAll(',false,', ',true,').replaceAll('export is slow', 'login');
     expect(selectBody).not.toBe(selectText.slice(selectNl + 1));
-    for (const forged of forge(selectText.slice(0, selectNl).split(' ')[0]!, selectBody)) {
+    for (const forged of forgedWithBody(selectText.slice(0, selectNl).split(' ')[0]!, selectBody)) {
       writeFileSync(join(d, SELECT), forged);
       expect(await expectSameSelections(d)).toEqual(selected);
     }

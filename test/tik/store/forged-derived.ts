@@ -10,5 +10,10 @@ export function forgedDerived(text: string, from: string, to: string): string[] 
   const format = text.slice(0, nl).split(' ')[0]!;
   const body = text.slice(nl + 1).replace(from, to);
   if (!body.includes(to)) throw new Error(`"${from}" is not in the derived file`);
+  return forgedWithBody(format, body);
+}
+
+/** The same two forgeries of a derived file of `format` holding `body`. */
+export function forgedWithBody(format: string, body: string): string[] {
   return [`${format} sha256-${createHash('sha256').update(body).digest('hex')}\n${body}`, `${format} hmac-sha256-${createHmac('sha256', randomBytes(32)).update(body).digest('hex')}\n${body}`];
 }

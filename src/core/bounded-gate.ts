@@ -1,9 +1,10 @@
 /**
  * A counting semaphore with a bounded queue: at most `concurrency` holders at once and at most
  * `queue` waiters; past that `tryAcquire` says no at once, so waiting requests cannot pile up.
- * Used for sync pushes and fetch answers, whose bodies are the large allocations of a replica.
+ * Used by tik for sync pushes and fetch answers (the large allocations of a replica) and by shoal
+ * for the statements of one GraphQL request.
  */
-export class TransferGate {
+export class BoundedGate {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
 
