@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { mvFleetConfig, mvFleetOrders } from '../../test/support/mv-fleet-config.js';
 import { startServer, type ServerProcess } from '../../test/support/processes.js';
 import { freePort, isMissing, startPostgres } from '../../test/support/services.js';
 
@@ -28,30 +29,8 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-function config(registryUrl: string): string {
-  return `control_plane: {tenant_url: "${registryUrl}", catalog: registry}
-auth: {provider: none}
-domains: [{id: sales}]
-sources:
-  - {id: orders-csv, type: csv, path: orders.csv}
-tables:
-  - source_id: orders-csv
-    domain_id: sales
-    table: orders
-    columns: [{name: id, data_type: integer}, {name: region, data_type: varchar}, {name: amount, data_type: integer}]
-  - source_id: __derived__
-    domain_id: sales
-    table: by_region
-    materialize: true
-    mv_refresh_interval: 3600
-    view_sql: 'SELECT region, sum(amount) AS total, count(*) AS n FROM "orders_csv"."default"."orders" GROUP BY region'
-    columns: [{name: region, data_type: varchar}, {name: total, data_type: bigint}, {name: n, data_type: bigint}]
-roles:
-  - {id: admin, capabilities: [admin, full_results, query_development], domain_access: ["*"]}
-`;
-}
-
-const orders = (k: number): string => `id,region,amount\n1,eu,${10 * k}\n2,us,${20 * k}\n3,eu,${30 * k}\n4,apac,${5 * k}\n`;
+const config = (registryUrl: string): string => mvFleetConfig(registryUrl);
+const orders = mvFleetOrders;
 
 async function json(url: string, path: string, init?: RequestInit): Promise<Json> {
   // no content-type without a body: Fastify refuses an empty JSON body

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerProcess } from '../../../support/processes.js';
 import { service } from '../../../support/service.js';
 import { freePort } from '../../../support/services.js';
+import { MV_FLEET_VIEW_SQL, mvFleetConfig, mvFleetOrders } from '../../../support/mv-fleet-config.js';
 
 const postgres = service('postgres');
 const MV = 'sales.by_region';
@@ -51,10 +52,7 @@ async function until<T>(what: string, f: () => Promise<T | undefined | false>, t
   }
 }
 
-/** The orders CSV at version k: every amount is scaled by k, so versions share no row. */
-function orders(k: number): string {
-  return `id,region,amount\n1,eu,${10 * k}\n2,us,${20 * k}\n3,eu,${30 * k}\n4,apac,${5 * k}\n`;
-}
+const orders = mvFleetOrders;
 function expected(k: number): unknown[][] {
   return [
     ['apac', 5 * k, 1],
@@ -63,31 +61,8 @@ function expected(k: number): unknown[][] {
   ];
 }
 
-const VIEW_SQL = 'SELECT region, sum(amount) AS total, count(*) AS n FROM "orders_csv"."default"."orders" GROUP BY region';
-
-function config(registryUrl: string, viewSql = VIEW_SQL): string {
-  return `
-control_plane: {tenant_url: "${registryUrl}", catalog: registry} # tables are registered through the admin API below
-auth: {provider: none}
-domains: [{id: sales}]
-sources:
-  - {id: orders-csv, type: csv, path: orders.csv}
-tables:
-  - source_id: orders-csv
-    domain_id: sales
-    table: orders
-    columns: [{name: id, data_type: integer}, {name: region, data_type: varchar}, {name: amount, data_type: integer}]
-  - source_id: __derived__
-    domain_id: sales
-    table: by_region
-    materialize: true
-    mv_refresh_interval: 3600
-    view_sql: '${viewSql}'
-    columns: [{name: region, data_type: varchar}, {name: total, data_type: bigint}, {name: n, data_type: bigint}]
-roles:
-  - {id: admin, capabilities: [admin, full_results], domain_access: ["*"]}
-`;
-}
+const VIEW_SQL = MV_FLEET_VIEW_SQL;
+const config = mvFleetConfig;
 
 const CATALOGS = [
   { name: 'SQLite', skip: false },
