@@ -91,8 +91,8 @@ export async function receiveBundle(store: EventStore, body: Uint8Array, options
   return receiveDecoded(store, decodeBundle(body), options);
 }
 
-/** Filters, admits and stores one decoded bundle (or one group of a streamed push). */
-async function receiveDecoded(store: EventStore, bundle: Bundle, options: ReceiveOptions): Promise<ReceiveSummary> {
+/** Filters, admits and stores one decoded bundle (or one group of a streamed push, or pulled answers merged). */
+export async function receiveDecoded(store: EventStore, bundle: Bundle, options: ReceiveOptions): Promise<ReceiveSummary> {
   let refused: readonly ReceiveRefusal[] = [];
   if (options.filter) ({ bundle, refused } = await options.filter(bundle));
   let ok;
