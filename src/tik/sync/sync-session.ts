@@ -3,7 +3,7 @@ import type { EventStore } from '../store/store.js';
 import { decodeBundle, encodeBundle, encodeIdList, type Bundle } from './bundle.js';
 import { collectBundle } from './collect-bundle.js';
 import { SYNC_LIMITS, type SyncLimits } from './limits.js';
-import { receiveDecoded, type ReceiveFilter, type ReceiveOptions, type ReceiveRefusal, type ReceiveSummary } from './receive-bundle.js';
+import { addCounts, receiveDecoded, type ReceiveCounts, type ReceiveFilter, type ReceiveOptions, type ReceiveRefusal, type ReceiveSummary } from './receive-bundle.js';
 import { Reconciler, type ReconcileOptions } from './reconciler.js';
 import { indexStore, sidecarItemId, type StoreIndex } from './store-index.js';
 import type { SyncTransport } from './transport.js';
@@ -239,18 +239,14 @@ class PendingAnswers {
     try {
       return await receiveDecoded(local, merged, { ...options, requested: new Set(answers.flatMap((a) => a.ask)) });
     } catch {
-      const total = { stored: 0, present: 0, sidecars: 0, blobs: 0, processes: 0, deferred: 0, refused: [] as ReceiveRefusal[] };
+      const total: ReceiveCounts = { stored: 0, present: 0, sidecars: 0, blobs: 0, processes: 0, deferred: 0 };
+      const refused: ReceiveRefusal[] = [];
       for (const a of answers) {
         const r = await one(a);
-        total.stored += r.stored;
-        total.present += r.present;
-        total.sidecars += r.sidecars;
-        total.blobs += r.blobs;
-        total.processes += r.processes;
-        total.deferred += r.deferred ?? 0;
-        total.refused.push(...(r.refused ?? []));
+        addCounts(total, r);
+        refused.push(...(r.refused ?? []));
       }
-      const { deferred, refused, ...counts } = total;
+      const { deferred, ...counts } = total;
       return { ...counts, ...(deferred > 0 ? { deferred } : {}), ...(refused.length > 0 ? { refused } : {}) };
     }
   }

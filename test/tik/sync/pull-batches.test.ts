@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileStore } from '../../../src/tik/store/file/file-store.js';
 import type { EventStore, StoredEvent } from '../../../src/tik/store/store.js';
-import { localTransport, syncWith } from '../../../src/tik/sync/index.js';
+import { decodeBundle, encodeBundle, localTransport, syncWith } from '../../../src/tik/sync/index.js';
 import { chainEvents } from './chain-events.js';
 
 // Items sort by time, so each fetch batch of a full sync holds a slice of every ticket; storing
@@ -54,5 +54,31 @@ describe('a pull writes each ticket as one batch', () => {
     expect(batches.map((b) => b.ticket).sort()).toEqual(tickets);
     expect(batches.every((b) => b.n === 30)).toBe(true);
     for (const t of tickets) expect((await local.events(t)).length).toBe(30);
+  });
+
+  it('an answer holding what was not asked for still refuses the pull; the answers before it are stored', async () => {
+    const peer = fileStore();
+    const tickets = Array.from({ length: 8 }, (_, t) => ticketN(t));
+    for (const t of tickets) for (const e of chainEvents(t, 30)) await peer.append(t, e.id, e.bytes);
+    const local = fileStore();
+    const t = localTransport(peer);
+    const stray = chainEvents(ticketN(99), 1)[0]!;
+    let fetches = 0;
+    const hostile = {
+      ...t,
+      fetch: async (m: Uint8Array) => {
+        const body = await t.fetch(m);
+        if (++fetches !== 2) return body;
+        const b = decodeBundle(body);
+        return encodeBundle({ ...b, events: [...b.events, { ticket: ticketN(99), id: stray.id, bytes: stray.bytes }] });
+      },
+    };
+
+    await expect(syncWith(local, hostile, { direction: 'pull', batch: 60 })).rejects.toMatchObject({ code: 'sync/refused' });
+
+    let held = 0;
+    for (const tk of tickets) held += (await local.events(tk)).length;
+    expect(held).toBe(60);
+    expect(await local.events(ticketN(99))).toEqual([]);
   });
 });
