@@ -16,6 +16,11 @@ export const SYNC_LIMITS = Object.freeze({
   reconcileBytes: 8 << 20,
   /** The most ids one fetch request may ask for. */
   fetchIds: 100_000,
+  /**
+   * Decoded fetch-answer bytes an initiator holds before storing them: answers are merged up to
+   * this so that a ticket sliced across fetch batches is written as one batch.
+   */
+  pullBufferBytes: 64 << 20,
   /** Reconciliation round trips per sync session before the peer is given up on. */
   rounds: 2048,
   /** Ids (to pull plus to push) one session collects; past it the session transfers what it has. */

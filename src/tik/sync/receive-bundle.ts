@@ -91,8 +91,8 @@ export async function receiveBundle(store: EventStore, body: Uint8Array, options
   return receiveDecoded(store, decodeBundle(body), options);
 }
 
-/** Filters, admits and stores one decoded bundle (or one group of a streamed push). */
-async function receiveDecoded(store: EventStore, bundle: Bundle, options: ReceiveOptions): Promise<ReceiveSummary> {
+/** Filters, admits and stores one decoded bundle (or one group of a streamed push, or pulled answers merged). */
+export async function receiveDecoded(store: EventStore, bundle: Bundle, options: ReceiveOptions): Promise<ReceiveSummary> {
   let refused: readonly ReceiveRefusal[] = [];
   if (options.filter) ({ bundle, refused } = await options.filter(bundle));
   let ok;
@@ -149,6 +149,26 @@ async function appendTicket(store: EventStore, list: readonly { readonly ticket:
   return out;
 }
 
+/** The counts of several receives added up (`deferred` as a number, 0 for none). */
+export interface ReceiveCounts {
+  stored: number;
+  present: number;
+  sidecars: number;
+  blobs: number;
+  processes: number;
+  deferred: number;
+}
+
+/** Adds the counts of `s` to `total`. */
+export function addCounts(total: ReceiveCounts, s: ReceiveSummary): void {
+  total.stored += s.stored;
+  total.present += s.present;
+  total.sidecars += s.sidecars;
+  total.blobs += s.blobs;
+  total.processes += s.processes;
+  total.deferred += s.deferred ?? 0;
+}
+
 /** Options for `receiveStream`. */
 export interface StreamOptions {
   readonly filter?: ReceiveFilter;
@@ -190,7 +210,7 @@ export async function receiveStream(store: EventStore, source: AsyncIterable<Uin
   const version = await r.byte('version');
   if (version !== BUNDLE_VERSION) throw new TikError('sync/version', `unsupported bundle version ${version} (this replica speaks 1)`, { where: 'sync bundle @4', hint: 'upgrade the older replica' });
 
-  const total = { stored: 0, present: 0, sidecars: 0, blobs: 0, processes: 0, deferred: 0 };
+  const total: ReceiveCounts = { stored: 0, present: 0, sidecars: 0, blobs: 0, processes: 0, deferred: 0 };
   const refused: ReceiveRefusal[] = [];
   let refusedCount = 0;
   let group = { processes: [] as string[], processSidecars: [] as BundleProcessSidecar[], blobs: [] as BundleBlob[], events: [] as BundleEvent[], sidecars: [] as BundleSidecar[] };
@@ -203,12 +223,7 @@ export async function receiveStream(store: EventStore, source: AsyncIterable<Uin
     const bundle: Bundle = group;
     options.onGroup?.(bundle);
     const s = await receiveDecoded(store, bundle, options.filter ? { filter: options.filter } : {});
-    total.stored += s.stored;
-    total.present += s.present;
-    total.sidecars += s.sidecars;
-    total.blobs += s.blobs;
-    total.processes += s.processes;
-    total.deferred += s.deferred ?? 0;
+    addCounts(total, s);
     for (const x of s.refused ?? []) if (refused.length < MAX_LISTED_REFUSALS) refused.push(x);
     refusedCount += s.refused?.length ?? 0;
     group = { processes: [], processSidecars: [], blobs: [], events: [], sidecars: [] };

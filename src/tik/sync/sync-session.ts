@@ -1,9 +1,9 @@
 import { TikError } from '../errors.js';
 import type { EventStore } from '../store/store.js';
-import { decodeBundle, encodeBundle, encodeIdList } from './bundle.js';
+import { decodeBundle, encodeBundle, encodeIdList, type Bundle } from './bundle.js';
 import { collectBundle } from './collect-bundle.js';
 import { SYNC_LIMITS, type SyncLimits } from './limits.js';
-import { receiveBundle, type ReceiveFilter, type ReceiveRefusal } from './receive-bundle.js';
+import { addCounts, receiveDecoded, type ReceiveCounts, type ReceiveFilter, type ReceiveOptions, type ReceiveRefusal, type ReceiveSummary } from './receive-bundle.js';
 import { Reconciler, type ReconcileOptions } from './reconciler.js';
 import { indexStore, sidecarItemId, type StoreIndex } from './store-index.js';
 import type { SyncTransport } from './transport.js';
@@ -107,40 +107,57 @@ export async function syncWith(local: EventStore, peer: SyncTransport, options: 
   if (direction !== 'push') {
     // A fetch answer may hold only what was asked for (admission refuses anything else). Events
     // held back for a parent that a later batch brings are asked for again once the batches are
-    // done, while that makes progress (a chain split across batches arrives whole).
+    // done, while that makes progress (a chain split across batches arrives whole). Items sort by
+    // time, so every batch of a full sync holds a slice of every ticket: answers are held (up to
+    // `limits.pullBufferBytes`) and stored together, so that each ticket is written as one batch.
+    const pending = new PendingAnswers();
+    const store = async (): Promise<void> => {
+      const r = await pending.receive(local, { onDeferred: (d) => again.push(...d.map((x) => x.id)), ...(options.filter ? { filter: options.filter } : {}) });
+      if (r === undefined) return;
+      if (r.refused) refused.push(...r.refused);
+      pulled += r.stored;
+      progress += r.stored + r.sidecars;
+    };
     let wanted = need;
-    while (wanted.length > 0) {
-      const again: string[] = [];
-      let progress = 0;
-      for (let i = 0; i < wanted.length; i += batch) {
-        // An answer may hold a prefix of what was asked (the peer caps its bundles); ask again for the rest.
-        let ask = wanted.slice(i, i + batch);
-        for (let first = true; ask.length > 0; first = false) {
-          checkAborted();
-          const req = encodeIdList(ask);
-          tOut += req.length;
-          const body = await peer.fetch(req);
-          tIn += body.length;
-          count(0);
-          const answer = decodeBundle(body);
-          const got = new Set([...answer.events.map((e) => e.id), ...answer.sidecars.map((s) => sidecarItemId(s.ticket, s.name, s.bytes))]);
-          const rest = ask.filter((id) => !got.has(id));
-          const r = await receiveBundle(local, body, { requested: new Set(ask), onDeferred: (d) => again.push(...d.map((x) => x.id)), ...(options.filter ? { filter: options.filter } : {}) });
-          if (r.refused) refused.push(...r.refused);
-          pulled += r.stored;
-          progress += r.stored + r.sidecars;
-          if (rest.length === ask.length) {
-            if (first) throw limitError(`the peer announced ${ask.length} event(s) it then did not send (asked for ${ask[0]}…)`, 'the peer is given up on for this session; what was stored stays');
-            // After a partial answer: what is still missing was lost at the peer; the next sync asks again.
-            undelivered += rest.length;
-            break;
+    let again: string[] = [];
+    let progress = 0;
+    try {
+      while (wanted.length > 0) {
+        again = [];
+        progress = 0;
+        for (let i = 0; i < wanted.length; i += batch) {
+          // An answer may hold a prefix of what was asked (the peer caps its bundles); ask again for the rest.
+          let ask = wanted.slice(i, i + batch);
+          for (let first = true; ask.length > 0; first = false) {
+            checkAborted();
+            const req = encodeIdList(ask);
+            tOut += req.length;
+            const body = await peer.fetch(req);
+            tIn += body.length;
+            count(0);
+            const answer = decodeBundle(body);
+            const got = new Set([...answer.events.map((e) => e.id), ...answer.sidecars.map((s) => sidecarItemId(s.ticket, s.name, s.bytes))]);
+            const rest = ask.filter((id) => !got.has(id));
+            pending.add(answer, body.length, ask);
+            if (pending.bytes >= limits.pullBufferBytes) await store();
+            if (rest.length === ask.length) {
+              if (first) throw limitError(`the peer announced ${ask.length} event(s) it then did not send (asked for ${ask[0]}…)`, 'the peer is given up on for this session; what was stored stays');
+              // After a partial answer: what is still missing was lost at the peer; the next sync asks again.
+              undelivered += rest.length;
+              break;
+            }
+            ask = rest;
           }
-          ask = rest;
+          options.onProgress?.(`pulled ${Math.min(i + batch, wanted.length)}/${wanted.length}`);
         }
-        options.onProgress?.(`pulled ${Math.min(i + batch, wanted.length)}/${wanted.length}`);
+        await store();
+        if (again.length > 0) options.onProgress?.(`${again.length} event(s) wait for a parent or definition the peer did not send`);
+        wanted = progress > 0 && again.length < wanted.length ? again : [];
       }
-      if (again.length > 0) options.onProgress?.(`${again.length} event(s) wait for a parent or definition the peer did not send`);
-      wanted = progress > 0 && again.length < wanted.length ? again : [];
+    } catch (e) {
+      // what the peer sent before it failed or the session stopped is stored, as it arrived
+      if (pending.bytes > 0) await store().catch(() => undefined);
+      throw e;
     }
   }
   if (direction !== 'pull') {
@@ -188,6 +205,51 @@ export async function syncWith(local: EventStore, peer: SyncTransport, options: 
     undelivered,
     ...(refused.length > 0 ? { refused } : {}),
   };
+}
+
+/**
+ * Fetch answers held to be stored together: one merged bundle, whose ids must each have been asked
+ * for by some answer of it. If the merged bundle is refused, the answers are received one by one,
+ * in order, so that what came before a bad answer is stored and the bad one fails as it would alone.
+ */
+class PendingAnswers {
+  private answers: { readonly bundle: Bundle; readonly ask: readonly string[] }[] = [];
+  bytes = 0;
+
+  add(bundle: Bundle, bytes: number, ask: readonly string[]): void {
+    this.answers.push({ bundle, ask });
+    this.bytes += bytes;
+  }
+
+  /** Stores what is held (nothing: undefined) and empties the buffer. */
+  async receive(local: EventStore, options: ReceiveOptions): Promise<ReceiveSummary | undefined> {
+    const answers = this.answers;
+    this.answers = [];
+    this.bytes = 0;
+    if (answers.length === 0) return undefined;
+    const one = (a: (typeof answers)[number]): Promise<ReceiveSummary> => receiveDecoded(local, a.bundle, { ...options, requested: new Set(a.ask) });
+    if (answers.length === 1) return one(answers[0]!);
+    const merged: Bundle = {
+      processes: answers.flatMap((a) => a.bundle.processes),
+      processSidecars: answers.flatMap((a) => a.bundle.processSidecars ?? []),
+      blobs: answers.flatMap((a) => a.bundle.blobs),
+      events: answers.flatMap((a) => a.bundle.events),
+      sidecars: answers.flatMap((a) => a.bundle.sidecars),
+    };
+    try {
+      return await receiveDecoded(local, merged, { ...options, requested: new Set(answers.flatMap((a) => a.ask)) });
+    } catch {
+      const total: ReceiveCounts = { stored: 0, present: 0, sidecars: 0, blobs: 0, processes: 0, deferred: 0 };
+      const refused: ReceiveRefusal[] = [];
+      for (const a of answers) {
+        const r = await one(a);
+        addCounts(total, r);
+        refused.push(...(r.refused ?? []));
+      }
+      const { deferred, ...counts } = total;
+      return { ...counts, ...(deferred > 0 ? { deferred } : {}), ...(refused.length > 0 ? { refused } : {}) };
+    }
+  }
 }
 
 /** Bundles for `ids`, halved until each fits the peer's bundle limit (one id always goes alone). */
