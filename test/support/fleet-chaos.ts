@@ -4,7 +4,7 @@
  * each failure attributed to the request it ended), and a chaos loop that SIGKILLs (then restarts)
  * and SIGSTOPs (then SIGCONTs) random members. Used by the chaos tests and bench/fleet.
  */
-import { Agent, request } from 'node:http';
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { haproxyMarks, isRunning, memberMarks, readFleetState, type FleetMemberState, type FleetState } from '../../src/core/fleet/fleet-state.js';
 import { restartMember } from '../../src/core/fleet/fleet.js';
 import { haproxyView } from '../../src/core/fleet/haproxy-stats.js';
@@ -17,7 +17,7 @@ export interface LoadRequest {
   readonly headers?: Record<string, string>;
   readonly body?: string;
   /** `ok`: the right answer; `wrong`: an answer that must never be given; `error`: a refusal a failover may cause (counted, not fatal). */
-  check(status: number, body: string): 'ok' | 'wrong' | 'error';
+  check(status: number, body: string, headers: IncomingHttpHeaders): 'ok' | 'wrong' | 'error';
 }
 
 export interface LoadReport {
@@ -36,7 +36,7 @@ export interface LoadReport {
 }
 
 /** Sends one request; resolves with status and body, or rejects with the network error. */
-function send(agent: Agent, base: URL, r: LoadRequest, timeoutMs: number): Promise<{ status: number; body: string }> {
+function send(agent: Agent, base: URL, r: LoadRequest, timeoutMs: number): Promise<{ status: number; body: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = request(
       { agent, host: base.hostname, port: base.port, method: r.method, path: r.path, headers: { ...(r.body !== undefined ? { 'content-type': 'application/json' } : {}), ...r.headers } },
@@ -44,7 +44,7 @@ function send(agent: Agent, base: URL, r: LoadRequest, timeoutMs: number): Promi
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
         res.on('error', reject);
       },
     );
@@ -75,7 +75,7 @@ export async function runLoad(o: { url: string; concurrency: number; next: (n: n
       report.total++;
       try {
         const a = await send(agent, base, r, o.timeoutMs ?? 30_000);
-        const verdict = r.check(a.status, a.body);
+        const verdict = r.check(a.status, a.body, a.headers);
         if (verdict === 'ok') report.ok++;
         else if (verdict === 'error') error(`status:${a.status}`, a.body);
         else {
