@@ -1,7 +1,7 @@
 /**
  * A shoal fleet on this machine behind HAProxy: throughput with 1, 2 and 3 instances (ratios to
  * one instance behind the same balancer, measured in this run), then a chaos run with ≥ 100
- * faults that reports the failover error rate. Every answer is checked against a single-instance
+ * faults (governed queries, MV reads and MV refreshes) that reports the failover error rate. Every answer is checked against a single-instance
  * oracle; a wrong answer fails the run.
  *
  *   npm run build && node dist/bench/fleet/fleet-run.js [--seconds S] [--faults N] [--concurrency C]
@@ -16,7 +16,7 @@ import { fleetDown, fleetUp } from '../../src/core/fleet/fleet.js';
 import { continueAll, killAll, runChaos, runLoad, seededRandom } from '../../test/support/fleet-chaos.js';
 import { distBin, startServer } from '../../test/support/processes.js';
 import { freePort, isMissing, startPostgres } from '../../test/support/services.js';
-import { checkedShoalLoad, makeShoalFleetConfig } from '../../test/support/shoal-fleet-fixture.js';
+import { checkedMvLoad, checkedShoalLoad, makeShoalFleetConfig } from '../../test/support/shoal-fleet-fixture.js';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(name);
@@ -39,6 +39,7 @@ const { config, principals } = makeShoalFleetConfig(dir, `postgresql://${base.us
 const oraclePort = await freePort();
 const oracle = await startServer(['serve', '--config', config, '--port', String(oraclePort)], { cwd: dir, port: oraclePort });
 const load = await checkedShoalLoad(oracle.url, principals);
+const mv = await checkedMvLoad(oracle.url, dir, principals.find((p) => p.name === 'admin')!, 100);
 await oracle.kill('SIGTERM');
 
 const up = (n: number, fleetDir: string) =>
@@ -75,13 +76,18 @@ try {
   const chaosDir = join(dir, 'fleet-chaos');
   const state = await up(3, chaosDir);
   let stop = false;
-  const driving = runLoad({ url: `http://127.0.0.1:${state.port}`, concurrency, next: load.next, stop: () => stop });
+  // the chaos load adds MV reads (2 in 10) and refreshes (1 in 10) while the ledger moves on every second
+  const next = (n: number) => (n % 10 === 0 ? mv.refresh(n) : n % 10 <= 2 ? mv.read(n) : load.next(n));
+  const bumping = setInterval(() => mv.bump(), 1000);
+  const driving = runLoad({ url: `http://127.0.0.1:${state.port}`, concurrency, next, stop: () => stop });
   try {
     const chaos = await runChaos({ dir: chaosDir, faults, rng: seededRandom(seed), everyMs: 500, stopMs: 1500, killShare: 0.3, env }).finally(() => (stop = true));
     const r = await driving;
+    clearInterval(bumping);
     process.stdout.write(
       `chaos (seed ${seed}): ${chaos.faults} faults (${chaos.kills} SIGKILL + restart, ${chaos.stops} SIGSTOP/SIGCONT) under ${concurrency} connections: ` +
-        `${r.total} requests, ${r.wrong} wrong, ${r.errors} errors = ${((100 * r.errors) / Math.max(1, r.total)).toFixed(2)} % failover error rate ${JSON.stringify(r.errorKinds)}\n`,
+        `${r.total} requests, ${r.wrong} wrong, ${r.errors} errors = ${((100 * r.errors) / Math.max(1, r.total)).toFixed(2)} % failover error rate ${JSON.stringify(r.errorKinds)}; ` +
+        `MV refreshes ${JSON.stringify(mv.stats.outcomes)}, ${mv.stats.snapshots.size} snapshots read\n`,
     );
     if (r.wrong > 0) throw new Error(`wrong answers under chaos: ${r.wrongSamples.join('\n')}`);
   } finally {
