@@ -7,6 +7,7 @@
  *
  * `SHOAL_CONSOLE_SCREENSHOTS=1` also writes docs/images/console-results.png and console-mv.png.
  */
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,7 +15,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG } from '../../../src/shoal/demo/demo-config.js';
 import { chromiumOrSkip, launchBrowser } from '../../support/browser.js';
-import { startServer, type ServerProcess } from '../../support/processes.js';
+import { distBin, startServer, type ServerProcess } from '../../support/processes.js';
 import { freePort } from '../../support/services.js';
 import { makeShoalFleetConfig, type Principal } from '../../support/shoal-fleet-fixture.js';
 
@@ -45,6 +46,7 @@ const CONFIG = DEMO_CONFIG.replace(
 roles:\n`,
 );
 const HOSTILE = '<img src=x onerror=alert(1)><script>alert(2)</script>';
+const PASSWORD = 'correct horse battery staple';
 const ORDERS = 'SELECT id, region, amount FROM sales.orders ORDER BY id';
 /**
  * Long enough to be running when it is cancelled: a cross product of 60^6 x 12 rows. It joins two
@@ -68,6 +70,11 @@ describe.skipIf(chromium.skip)('the shoal console in a browser', () => {
     writeFileSync(fleet.config, CONFIG);
     // a value a page would run if it rendered rows as HTML, and one a spreadsheet would run
     appendFileSync(join(dir, 'segments.csv'), `900,${HOSTILE}\n901,=1+2\n`);
+    // a registry user (Authorization: Basic) with two roles: analyst (US rows) by default, and admin
+    execFileSync(process.execPath, [distBin('shoal'), 'user', 'add', '--config', fleet.config, 'lead', '--role', 'analyst', '--role', 'admin', '--var', 'provisa.user_region=us'], {
+      env: { ...process.env, SHOAL_USER_PASSWORD: PASSWORD },
+      stdio: 'ignore',
+    });
     const port = await freePort();
     // no MV loop: the only refresh is the one the test asks for
     [server, browser] = await Promise.all([
@@ -132,6 +139,40 @@ describe.skipIf(chromium.skip)('the shoal console in a browser', () => {
       await page.close();
     }
     expect(seen['analyst-eu']!.filter((id) => seen['analyst-us']!.includes(id))).toEqual([]);
+  });
+
+  it('a registry user signs in with a password and chooses among its roles: the admin panels follow the role', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
+    await page.goto(`${server.url}/`);
+    await page.fill('#username', 'lead');
+    await page.fill('#password', 'wrong');
+    await page.click('#sign-in-button');
+    await until('the refusal', async () => ((await page.textContent('#sign-in-error')) ?? '') !== '');
+    expect(await page.textContent('#sign-in-error')).toMatch(/^AUTH_INVALID: /);
+    await page.fill('#username', 'lead');
+    await page.fill('#password', PASSWORD);
+    await page.click('#sign-in-button');
+    await page.waitForSelector('#console:not([hidden])');
+    expect(await page.textContent('#who')).toBe('user:lead');
+    expect(await page.locator('#role option').allTextContents()).toEqual(['admin', 'analyst']);
+    expect(await page.inputValue('#role')).toBe('analyst');
+    expect(await run(page, ORDERS)).toBe('done');
+    expect(new Set(await column(page, 2))).toEqual(new Set(['us']));
+    await page.click('.tab[data-tab=mv]');
+    expect(await page.textContent('#mv-note')).toContain('you act as analyst');
+    await page.selectOption('#role', 'admin');
+    await page.locator(`#mv-list tr[data-mv="${MV}"]`).waitFor();
+    await page.click('.tab[data-tab=query]');
+    expect(await run(page, ORDERS)).toBe('done');
+    expect((await column(page, 2)).filter((r) => r !== 'us').length).toBeGreaterThan(0);
+    // the role survives a reload (sessionStorage); signing out forgets the credentials
+    await page.reload();
+    await page.waitForSelector('#console:not([hidden])');
+    expect(await page.inputValue('#role')).toBe('admin');
+    await page.click('#sign-out');
+    await page.reload();
+    await page.waitForSelector('#sign-in:not([hidden])');
+    await page.close();
   });
 
   it('an error shows its code, message and hint', async () => {

@@ -28,22 +28,33 @@ const APP = String.raw`
     return typeof v === 'object' ? JSON.stringify(v) : String(v);
   }
   function when(ms) { return ms === null || ms === undefined ? '' : new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z'); }
+  /** The Authorization value; '' when signed in without credentials (auth.provider: none), null when signed out. */
   function auth() { return sessionStorage.getItem(AUTH); }
+  function authHeaders() { var a = auth(); return a ? { authorization: a } : {}; }
   function roleHeaders(extra) {
-    var h = { authorization: auth() };
+    var h = authHeaders();
     if (state.role) h['x-provisa-role'] = state.role;
     for (var k in extra || {}) h[k] = extra[k];
     return h;
   }
+  // Credentials go in the Authorization header only. 'omit' also keeps the browser from answering
+  // a 401's Basic challenge with its own login prompt (a fetch with credentials mode omit is never
+  // prompted for), so a refused sign-in comes back to the page.
+  function call(path, init) { init.credentials = 'omit'; init.cache = 'no-store'; return fetch(path, init); }
   function problem(body, status) {
     var e = body && body.error ? body.error : { code: 'HTTP_' + status, message: 'the server answered ' + status };
     return { code: String(e.code || ''), message: String(e.message || ''), hint: e.hint ? String(e.hint) : '' };
   }
   async function getJson(path, headers) {
-    var r = await fetch(path, { headers: headers || roleHeaders() });
+    var r = await call(path, { headers: headers || roleHeaders() });
     var body = null;
     try { body = await r.json(); } catch (_) { body = null; }
-    if (!r.ok) { var p = problem(body, r.status); p.status = r.status; throw p; }
+    if (!r.ok) {
+      var p = problem(body, r.status); p.status = r.status;
+      // credentials that stopped working (revoked, expired): back to the sign-in form
+      if (r.status === 401 && state.who) { sessionStorage.removeItem(AUTH); state.who = null; showSignIn(p.code + ': ' + p.message); }
+      throw p;
+    }
     return body;
   }
   function isAdmin() {
@@ -60,7 +71,7 @@ const APP = String.raw`
   async function signIn(header) {
     var who;
     try {
-      who = await getJson('/auth/whoami', { authorization: header });
+      who = await getJson('/auth/whoami', header ? { authorization: header } : {});
     } catch (p) {
       sessionStorage.removeItem(AUTH);
       showSignIn(p.code + ': ' + p.message + (p.hint ? ' (' + p.hint + ')' : ''));
@@ -142,9 +153,9 @@ const APP = String.raw`
     try {
       var body = { sql: sql };
       if (state.role) body.role = state.role;
-      var r = await fetch('/data/sql', {
+      var r = await call('/data/sql', {
         method: 'POST', signal: controller.signal,
-        headers: { authorization: auth(), 'content-type': 'application/json', accept: 'application/x-ndjson' },
+        headers: Object.assign(authHeaders(), { 'content-type': 'application/json', accept: 'application/x-ndjson' }),
         body: JSON.stringify(body),
       });
       if (!r.ok) {
@@ -259,7 +270,7 @@ const APP = String.raw`
     // poll while the refresh runs: the list shows its phase, then the new snapshot
     if (!state.mvPoll) state.mvPoll = setInterval(loadMv, 1000);
     try {
-      var r = await fetch('/admin/mv/' + encodeURIComponent(id) + '/refresh' + ($('mv-force').checked ? '?force=true' : ''), { method: 'POST', headers: roleHeaders() });
+      var r = await call('/admin/mv/' + encodeURIComponent(id) + '/refresh' + ($('mv-force').checked ? '?force=true' : ''), { method: 'POST', headers: roleHeaders() });
       var body = null; try { body = await r.json(); } catch (_) { body = null; }
       $('mv-note').textContent = r.ok ? id + ': ' + body.outcome + (body.reason ? ' (' + body.reason + ')' : '') : problem(body, r.status).code + ': ' + problem(body, r.status).message;
     } finally {
@@ -292,8 +303,8 @@ const APP = String.raw`
     $('sign-in-form').addEventListener('submit', function (ev) {
       ev.preventDefault();
       var token = $('token').value.trim(), user = $('username').value, pass = $('password').value;
+      // neither: no credentials, which only a server with auth.provider none accepts
       var header = token ? 'Bearer ' + token : (user ? 'Basic ' + btoa(unescape(encodeURIComponent(user + ':' + pass))) : '');
-      if (!header) { $('sign-in-error').textContent = 'give an access token, or a username and password'; return; }
       $('token').value = ''; $('password').value = '';
       signIn(header);
     });
@@ -305,7 +316,7 @@ const APP = String.raw`
     $('sql').addEventListener('keydown', function (ev) { if ((ev.ctrlKey || ev.metaKey) && ev.key === 'Enter') { ev.preventDefault(); run(); } });
     document.querySelectorAll('.tab').forEach(function (b) { b.addEventListener('click', function () { showTab(b.getAttribute('data-tab')); }); });
     var saved = auth();
-    if (saved) signIn(saved); else showSignIn('');
+    if (saved !== null) signIn(saved); else showSignIn('');
   });
 })();
 `;
