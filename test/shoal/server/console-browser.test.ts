@@ -226,6 +226,15 @@ describe.skipIf(chromium.skip)('the shoal console in a browser', () => {
     await page.close();
   });
 
+  it('a big result streams into the grid: the first 10,000 rows shown, every row counted, the export refused past 100,000', async () => {
+    const page = await signedIn('admin');
+    expect(await run(page, 'SELECT a.id AS a, b.id AS b, c.id AS c FROM sales.orders a, sales.orders b, sales.orders c')).toBe('done');
+    expect(await page.textContent('#status')).toMatch(/^216000 row\(s\) in .*the grid shows the first 10000; too many to export here/);
+    expect(await page.locator('#results tbody tr').count()).toBe(10_000);
+    expect(await page.isEnabled('#csv')).toBe(false);
+    await page.close();
+  });
+
   it('cancel stops a running query: the page says cancelled and the server records the query cancelled', async () => {
     const page = await signedIn('admin');
     await page.fill('#sql', ENDLESS);

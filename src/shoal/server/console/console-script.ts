@@ -12,7 +12,9 @@ const APP = String.raw`
 (function () {
   'use strict';
   var AUTH = 'shoal.console.auth', ROLE = 'shoal.console.role';
-  var SHOWN_MAX = 10000;
+  // the grid renders the first SHOWN_MAX rows; the page keeps KEPT_MAX for the export (a bigger
+  // result is counted as it streams, and exported with Accept: text/csv instead)
+  var SHOWN_MAX = 10000, KEPT_MAX = 100000;
   var $ = function (id) { return document.getElementById(id); };
   var state = { who: null, role: null, rows: [], columns: [], controller: null, mvPoll: null, mvSelected: null };
 
@@ -143,7 +145,7 @@ const APP = String.raw`
     var sql = $('sql').value;
     if (!sql.trim()) return;
     var controller = new AbortController();
-    state.controller = controller; state.rows = []; state.columns = [];
+    state.controller = controller; state.rows = []; state.columns = []; state.count = 0;
     var thead = document.querySelector('#results thead'), tbody = document.querySelector('#results tbody');
     clear(thead); clear(tbody);
     $('error').hidden = true; $('run').disabled = true; $('cancel').disabled = false; $('csv').disabled = true;
@@ -180,19 +182,21 @@ const APP = String.raw`
             value.columns.forEach(function (c) { var th = el('th', c.name); th.title = c.type; tr.appendChild(th); });
             thead.appendChild(tr);
           } else {
-            state.rows.push(value);
-            if (state.rows.length <= SHOWN_MAX) batch.push(value);
+            state.count++;
+            if (state.count <= KEPT_MAX) state.rows.push(value);
+            if (state.count <= SHOWN_MAX) batch.push(value);
           }
         }
         appendRows(tbody, batch);
-        setStatus('running', state.rows.length + ' row(s), ' + elapsed() + '…');
+        setStatus('running', state.count + ' row(s), ' + elapsed() + '…');
       }
-      var shown = state.rows.length > SHOWN_MAX ? ' (the grid shows the first ' + SHOWN_MAX + '; the CSV has all)' : '';
-      setStatus('done', state.rows.length + ' row(s) in ' + elapsed() + shown);
-      $('csv').disabled = false;
+      var shown = state.count > KEPT_MAX ? ' (the grid shows the first ' + SHOWN_MAX + '; too many to export here: POST /data/sql with Accept: text/csv)'
+        : state.count > SHOWN_MAX ? ' (the grid shows the first ' + SHOWN_MAX + '; the CSV has all)' : '';
+      setStatus('done', state.count + ' row(s) in ' + elapsed() + shown);
+      $('csv').disabled = state.count > KEPT_MAX;
     } catch (e) {
       if (controller.signal.aborted) {
-        setStatus('cancelled', 'cancelled after ' + elapsed() + ' (' + state.rows.length + ' row(s) received)');
+        setStatus('cancelled', 'cancelled after ' + elapsed() + ' (' + state.count + ' row(s) received)');
       } else {
         showError({ code: 'RESULT_CUT_OFF', message: 'the result stream broke off: ' + (e && e.message ? e.message : String(e)), hint: 'the server aborts a result that fails after its first rows; run it again' });
         setStatus('error', 'failed after ' + elapsed());
