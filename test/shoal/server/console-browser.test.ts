@@ -134,6 +134,8 @@ describe.skipIf(chromium.skip)('the shoal console in a browser', () => {
       expect(await page.isVisible('#mv-list')).toBe(false);
       if (name === 'analyst-eu' && SCREENSHOTS) {
         await page.click('.tab[data-tab=query]');
+        await page.click('#catalog-tables summary:text-is("sales.customers")');
+        expect(await run(page, 'SELECT c.id, c.name, c.email, c.region, s.segment FROM sales.customers c JOIN sales.customer_segments s ON s.customer_id = c.id ORDER BY c.id')).toBe('done');
         await page.screenshot({ path: join(SCREENSHOTS, 'console-results.png') });
       }
       await page.close();
