@@ -12,6 +12,7 @@ import { hostAllowList } from './host-allow-list.js';
 import { hostPlugin } from './host-plugin.js';
 import type { TlsMaterial } from './tls-files.js';
 import { catalogPlugin } from './catalog-plugin.js';
+import { CONSOLE_PATHS, consolePlugin } from './console/console-plugin.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
 import { dataPlugin } from './data-plugin.js';
 import { graphqlPlugin } from './graphql/graphql-plugin.js';
@@ -20,6 +21,7 @@ import { errorBody, httpStatusFor } from './error-status.js';
 import { healthPlugin } from './health-plugin.js';
 import { MetricsRegistry, declareCacheMetrics } from './metrics.js';
 import type { QueryService } from './query-service.js';
+import { whoamiPlugin } from './whoami-plugin.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -52,8 +54,8 @@ export interface AppOptions {
   readonly audit?: { readonly sink?: AuditSink; readonly instanceId?: string };
 }
 
-/** Load-balancer probes and the API's description: answered without credentials (they reveal no data). */
-export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['/health', '/ready', '/live', OPENAPI_PATH]);
+/** Load-balancer probes, the API's description and the console's static files: answered without credentials (they reveal no data). */
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['/health', '/ready', '/live', OPENAPI_PATH, ...CONSOLE_PATHS]);
 
 const LOCKED: EdgeAuth = {
   authenticator: createAuthenticator({ auth: DEFAULT_AUTH }),
@@ -118,6 +120,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const concurrency = opts.concurrency ?? new ConcurrencyLimit(opts.service.maxConcurrentQueries ?? DEFAULT_LIMITS.max_concurrent_queries);
   await app.register(dataPlugin(opts.service, metrics, auth, concurrency));
   await app.register(catalogPlugin(opts.service, auth));
+  await app.register(whoamiPlugin(auth));
+  await app.register(consolePlugin());
   await app.register(graphqlPlugin(opts.service, metrics, auth, concurrency));
   for (const p of opts.plugins ?? []) await app.register(p);
   return app;

@@ -21,7 +21,8 @@ export function registerDemo(program: Command): void {
           `  curl -s localhost:8000/data/sql -H 'authorization: Bearer ${t.secret}' -H 'content-type: application/json' \\\n` +
           `       -d '{"sql": "SELECT name, email, region FROM sales.customers"}'\n` +
           `  (an access token for role ${t.role} with provisa.user_region=eu, expiring ${t.expiresAt}: the server takes the role\n` +
-          '   and the region from the token, never from the request; shoal token create|list|revoke manages tokens)\n',
+          '   and the region from the token, never from the request; shoal token create|list|revoke manages tokens)\n' +
+          '  or open http://localhost:8000/ (the console) and sign in with that token\n',
       );
     });
 }

@@ -97,6 +97,14 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   },
   'GET /metrics': { summary: 'Prometheus metrics', access: 'authenticated', responses: { 200: { description: 'Prometheus text format 0.0.4', contentType: 'text/plain' } } },
   'GET /openapi.json': { summary: 'this document', access: 'public', responses: { 200: ok('OpenAPI 3.1', obj({ openapi: str, paths: anyObject })) } },
+  'GET /': { summary: 'the console (HTML)', description: 'The web console: SQL editor, results, catalog, MV and cache status (docs/shoal.md, "Console"). It signs in with the API\'s own credentials; the page itself holds no data.', access: 'public', responses: { 200: { description: 'the console page', contentType: 'text/html' } } },
+  'GET /console/app.js': { summary: 'the console\'s script', access: 'public', responses: { 200: { description: 'JavaScript', contentType: 'text/javascript' } } },
+  'GET /console/style.css': { summary: 'the console\'s stylesheet', access: 'public', responses: { 200: { description: 'CSS', contentType: 'text/css' } } },
+  'GET /auth/whoami': {
+    summary: 'who the credentials are and the roles they may act as',
+    access: 'authenticated',
+    responses: { 200: ok('each granted role with its capabilities (a `*` principal: every registered role)', obj({ id: str, kind: str, default_role: nullable(str), roles: arr(obj({ id: str, capabilities: arr(str) })) })) },
+  },
   'POST /data/sql': {
     summary: 'run one governed SQL query',
     description: 'The role is `role`, else `X-Provisa-Role`, else the caller\'s default role. `Accept: application/x-ndjson` streams `{"columns"}` then one JSON array per row; `Accept: text/csv` streams CSV with a header row. Decimals are strings with their scale; integers past 2^53 are strings.',
