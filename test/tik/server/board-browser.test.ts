@@ -88,7 +88,7 @@ describe.skipIf(chromium.skip)('tik board in a browser (real tik serve, Chromium
     // The hostile title is text: shown verbatim, no element made from it, no handler run.
     expect(await column(page, ':received')).toEqual(expect.arrayContaining(['printer on fire', HOSTILE]));
     expect(await page.locator('#main img').count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate('typeof window.__pwned')).toBe('undefined');
     // A card shows what blocks it and who can supply it.
     const card = page.locator('.card', { hasText: 'printer on fire' }).first();
     expect(await card.locator('.blockers').textContent()).toContain(':triager (seb) must set it');
@@ -124,7 +124,7 @@ describe.skipIf(chromium.skip)('tik board in a browser (real tik serve, Chromium
     // The filter: a selector keeps the matching tickets; a bad one shows its code and message.
     await page.locator('#filter input[name=where]').fill('stage=:triaged and fact:severity=:high');
     await page.locator('#filter button').click();
-    await page.waitForFunction(() => document.querySelectorAll('.card').length === 1);
+    await page.waitForFunction("document.querySelectorAll('.card').length === 1");
     expect(await page.locator('.card .title').allTextContents()).toEqual(['printer on fire']);
     await page.locator('#filter input[name=where]').fill('bogus=1');
     await page.locator('#filter button').click();
