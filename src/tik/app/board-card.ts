@@ -1,8 +1,9 @@
 import { Instant } from '../edn/value.js';
-import { currentStages, explain, factStatusByKey, isSettled, type ProcessDef } from '../kernel/index.js';
+import { currentStages, explain, isSettled, type ProcessDef } from '../kernel/index.js';
 import { instantText } from './json-value.js';
 import { titleOf } from './lenses.js';
 import { reasonText } from './reason-text.js';
+import { factFlags } from './select-row.js';
 import type { LoadedTicket, SkippedTicket } from './ticket-set.js';
 
 /** What keeps a ticket from one stage: each missing piece as a sentence naming who can supply it. */
@@ -56,13 +57,7 @@ export interface BoardModel {
 export function boardCard(t: LoadedTicket, now: Instant): BoardCard {
   const { reached, state } = t.derived;
   const settled = isSettled(t.def, reached);
-  let conflicted = false;
-  let disputed = false;
-  for (const key of state.facts.keys()) {
-    const s = factStatusByKey(state, key).status;
-    if (s === 'conflicted') conflicted = true;
-    else if (s === 'disputed') disputed = true;
-  }
+  const { conflicted, disputed } = factFlags(state);
   const blockers = settled
     ? []
     : explain(t.def, t.events, now, t.roles)

@@ -57,11 +57,17 @@ export function ticketView(t: OpenTicket, def: ProcessDef, now: Instant, comment
     const how = resolutionText(String(f.status), typeof f.by === 'string' ? f.by : undefined);
     if (how !== undefined) f.resolve = how;
   }
+  // The writes of a live conflict and the disputes still open: the log highlights them.
+  const flagged = new Map<string, 'conflict' | 'dispute'>();
+  for (const f of Object.values(facts) as Record<string, Json>[]) {
+    if (Array.isArray(f.claims)) for (const c of f.claims as Record<string, Json>[]) flagged.set(String(c.event), 'conflict');
+  }
+  for (const entry of state.facts.values()) for (const d of entry.disputes) flagged.set(d.event, 'dispute');
   const byId = new Map(t.events.map((e) => [e.id, e] as const));
   const log = (logJson(t, now) as Record<string, Json>[]).map((entry) => {
     const e = byId.get(String(entry.id))!;
     const comment = isCommentPath(e.body.get(K.artifactPath)) ? comments.get(e.id) : undefined;
-    return { id: entry.id!, at: entry.at!, actor: entry.actor!, type: entry.type!, summary: summaryOf(String(entry.type), e.body, comment), derived: entry.derived!, lost: entry.lost!, comment: comment ?? null };
+    return { id: entry.id!, at: entry.at!, actor: entry.actor!, type: entry.type!, summary: summaryOf(String(entry.type), e.body, comment), derived: entry.derived!, lost: entry.lost!, comment: comment ?? null, flag: flagged.get(e.id) ?? null };
   });
   const current = new Set<string>(r.current);
   return {

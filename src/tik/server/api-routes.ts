@@ -108,6 +108,13 @@ export function apiRoutes(o: ApiOptions) {
     };
     const atOf = (q: { at?: string | undefined }): { at?: Instant } => (q.at !== undefined && q.at !== '' ? { at: parseInstantText(q.at, 'at') } : {});
 
+    /** A listing's `where` selector (blank is none); a sharded replica gathers rows it cannot filter, and says so. */
+    const whereOf = (q: { where?: string | undefined }): string | undefined => {
+      const where = q.where !== undefined && q.where.trim() !== '' ? q.where : undefined;
+      if (gw && where !== undefined) throw new TikError('server/bad-request', 'a sharded replica cannot filter the tickets it gathers', { where: 'query.where', hint: 'use tik ls --where against the store, or a replica of the whole store' });
+      return where;
+    };
+
     // The typed API's description, generated from the schemas the routes below validate with.
     const doc = pretty(openApiDocument());
     app.get('/api/openapi.json', async (_req, res) => res.type('application/json; charset=utf-8').send(doc));
@@ -160,9 +167,8 @@ export function apiRoutes(o: ApiOptions) {
       try {
         authorizeRead(o.authorship, req);
         const q = valid(READ_QUERY, req.query, 'query');
-        const where = q.where !== undefined && q.where.trim() !== '' ? q.where : undefined;
+        const where = whereOf(q);
         if (gw) {
-          if (where !== undefined) throw new TikError('server/bad-request', 'a sharded replica cannot filter its board', { where: 'query.where', hint: 'use tik ls --where against the store, or a replica of the whole store' });
           const { rows, skipped } = await gw.lsAllRows();
           const board = boardFromRows(truthy(q.all) ? rows : rows.filter((r) => r.settled !== true), skipped, svc.clock.now(), await svc.store.listProcesses());
           return res.type('application/json; charset=utf-8').send(pretty(board));
@@ -188,8 +194,7 @@ export function apiRoutes(o: ApiOptions) {
       try {
         authorizeRead(o.authorship, req);
         const q = valid(READ_QUERY, req.query, 'query');
-        const where = q.where !== undefined && q.where.trim() !== '' ? q.where : undefined;
-        if (gw && where !== undefined) throw new TikError('server/bad-request', 'a sharded replica cannot filter its listing', { where: 'query.where', hint: 'use tik ls --where against the store, or a replica of the whole store' });
+        const where = whereOf(q);
         if (gw) return sendAnswer(res, await gw.gatherLs(truthy(q.all)));
         const r = await svc.ls({ all: truthy(q.all), ...(where !== undefined ? { where } : {}) });
         // The body stays the CLI's array; the tickets left out are named in a header too.

@@ -319,7 +319,8 @@ export const UI_SCRIPT = String.raw`'use strict';
         var moved = e.derived.length > 0 || e.lost.length > 0;
         return h(
           'li',
-          { class: moved ? 'transition' : '' },
+          { class: (moved ? 'transition' : '') + (e.flag ? ' flag-' + e.flag : ''), 'data-event': e.id },
+          e.flag ? h('span', { class: 'chip ' + (e.flag === 'conflict' ? 'conflict' : 'disputed') }, e.flag === 'conflict' ? 'conflicting write' : 'open dispute') : null,
           h('small', null, e.at + ' · ' + e.actor + ' · '),
           e.summary,
           e.derived.map(function (s) { return h('span', { class: 'stage-gain' }, ' → ' + stageName(s)); }),

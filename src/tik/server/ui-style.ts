@@ -34,6 +34,7 @@ table{border-collapse:collapse}td,th{padding:.2rem .6rem;text-align:left;border-
 tr.conflicted td,tr.disputed td{background:rgba(185,28,28,.09)}
 .log li{list-style:none;margin:.35rem 0;padding:.3rem .5rem;border-left:3px solid var(--line)}
 .log li.transition{border-left-color:var(--accent)}
+.log li.flag-conflict{border-left-color:var(--bad);background:rgba(185,28,28,.07)}.log li.flag-dispute{border-left-color:var(--warn);background:rgba(180,83,9,.07)}
 .log .comment{white-space:pre-wrap;background:var(--card);border:1px solid var(--line);border-radius:6px;padding:.3rem .5rem;margin-top:.2rem}
 .stage-gain{color:var(--ok);font-weight:600}.stage-loss{color:var(--bad);font-weight:600}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(22rem,1fr));gap:1rem}

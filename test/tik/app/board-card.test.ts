@@ -100,6 +100,9 @@ describe('ticketView', () => {
     expect(severity.status).toBe('conflicted');
     expect(severity.resolve).toMatch(/^concurrent writes disagree: set the fact again/);
     expect(severity.claims).toHaveLength(2);
+    // The log highlights both competing writes.
+    const claimIds = (severity.claims as { event: string }[]).map((x) => x.event).sort();
+    expect((c.log as { id: string; flag: string | null }[]).filter((e) => e.flag === 'conflict').map((e) => e.id).sort()).toEqual(claimIds);
 
     const d = await view(s.disputed);
     expect((d.facts as Record<string, Record<string, unknown>>).severity).toMatchObject({ status: 'disputed', resolve: expect.stringMatching(/^customer can withdraw the dispute/) });
@@ -111,8 +114,9 @@ describe('ticketView', () => {
       ['customer', 'disputed severity (it is urgent)', []],
       ['seb', 'commented', []],
     ]);
-    // Only the comment attachment carries its text.
+    // Only the comment attachment carries its text; the open dispute is flagged.
     expect(log.map((e) => e.comment !== null)).toEqual([false, false, false, false, true]);
+    expect((d.log as { flag: string | null }[]).map((e) => e.flag)).toEqual([null, null, null, 'dispute', null]);
     expect(d.svg).toMatch(/data-stage=":received"><title>:received<\/title>/);
     expect(d.current).toEqual([':received']);
   });

@@ -140,7 +140,7 @@ describe.skipIf(chromium.skip)('tik board in a browser (real tik serve, Chromium
     await page.close();
   }, 60_000);
 
-  it("alice's inbox is hers: what anyone may do, not what the triager must", async () => {
+  it("alice's inbox is hers (what anyone may do, not what the triager must), and so are her writes", async () => {
     const page = await browser!.newPage();
     await signIn(page, 'alice-secret');
     await page.goto(`${server!.url}/#/inbox`);
@@ -148,13 +148,17 @@ describe.skipIf(chromium.skip)('tik board in a browser (real tik serve, Chromium
     expect(await page.locator('#inbox-actor').textContent()).toBe('alice');
     expect(await page.locator('#inbox > li', { hasText: '[:set [:severity]]' }).count()).toBe(1);
     expect(await page.locator('#inbox > li', { hasText: '[:set [:category]]' }).count()).toBe(0);
-    // Her writes are hers: the server attributes them to the token's actor.
-    const ticket = await page.locator('#inbox a[data-ticket]').first().getAttribute('data-ticket');
-    await page.goto(`${server!.url}/#/t/${ticket}`);
-    await page.locator('#comment textarea[name=text]').fill('me too');
-    await page.locator('#comment button').click();
-    await page.locator('#log li', { hasText: 'me too' }).waitFor();
-    expect(await page.locator('#log li', { hasText: 'me too' }).textContent()).toContain('alice');
+    // Her writes are hers (the server names the token's actor): she disputes the severity seb
+    // set, and the page highlights the dispute and says how it is resolved.
+    await page.locator('a', { hasText: 'Board' }).click();
+    await page.locator('.card a.title', { hasText: 'printer on fire' }).click();
+    await page.locator('#dispute input[name=key]').fill('severity');
+    await page.locator('#dispute input[name=reason]').fill('it is only smoking');
+    await page.locator('#dispute button').click();
+    await page.locator('#log li.flag-dispute').waitFor();
+    expect(await page.locator('#log li.flag-dispute').textContent()).toContain('alice · disputed severity (it is only smoking)');
+    expect(await page.locator('#facts tr.disputed .resolve').textContent()).toContain('alice can withdraw the dispute');
+    expect(await page.locator('#explain').textContent()).toContain('severity is disputed by alice');
     await page.close();
   }, 30_000);
 
