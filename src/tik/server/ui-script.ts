@@ -53,7 +53,10 @@ export const UI_SCRIPT = String.raw`'use strict';
     var t = token();
     if (t) headers.authorization = 'Bearer ' + t;
     var init = { method: method, headers: headers, cache: 'no-store', credentials: 'omit' };
-    if (body !== undefined) {
+    if (body instanceof Blob) {
+      headers['content-type'] = body.type || 'application/octet-stream';
+      init.body = body;
+    } else if (body !== undefined) {
       headers['content-type'] = 'application/json';
       init.body = JSON.stringify(body);
     }
@@ -293,6 +296,37 @@ export const UI_SCRIPT = String.raw`'use strict';
     return h('div', null, form, out);
   }
 
+  /** Attach a file (PUT /api/tickets/:ticket/artifacts/<path>, the bytes as the body). */
+  function attachFormOf(id, after) {
+    var out = h('div');
+    var file = h('input', { type: 'file', name: 'file', required: true });
+    var path = h('input', { name: 'path', placeholder: 'repro/log.txt' });
+    file.addEventListener('change', function () {
+      if (path.value === '' && file.files.length > 0) path.value = file.files[0].name;
+    });
+    var form = h(
+      'form',
+      {
+        id: 'attach',
+        onsubmit: function (ev) {
+          ev.preventDefault();
+          if (file.files.length === 0 || path.value.trim() === '') return out.replaceChildren(errorBox({ error: { code: 'ui/no-file', message: 'choose a file and its artifact path' } }));
+          var q = actor() ? '?actor=' + encodeURIComponent(actor()) : '';
+          var where = path.value.trim().split('/').map(encodeURIComponent).join('/');
+          api('PUT', '/api/tickets/' + encodeURIComponent(id) + '/artifacts/' + where + q, file.files[0]).then(function (r) {
+            if (!r.ok) return out.replaceChildren(errorBox(r.data));
+            after();
+          });
+        },
+      },
+      h('h3', null, 'Attach'),
+      h('label', null, 'file ', file),
+      h('label', null, 'as ', path),
+      h('button', { type: 'submit' }, 'Attach'),
+    );
+    return h('div', null, form, out);
+  }
+
   function svgOf(text) {
     var doc = new DOMParser().parseFromString(text, 'image/svg+xml');
     var svg = doc.documentElement;
@@ -353,6 +387,7 @@ export const UI_SCRIPT = String.raw`'use strict';
         if (v.reason) body.reason = v.reason;
         return { path: base + 'retract', body: body };
       }, reload);
+      var attachForm = attachFormOf(t.ticket, reload);
       show(
         h('p', null, link('#/', '← board')),
         h('h1', { id: 'ticket-title' }, t.title === null ? '(untitled)' : t.title),
@@ -364,7 +399,7 @@ export const UI_SCRIPT = String.raw`'use strict';
           h('div', { class: 'panel' }, h('h2', null, 'Facts'), factRows.length === 0 ? h('p', { class: 'muted' }, 'no facts yet') : h('table', { id: 'facts' }, h('tr', null, h('th', null, 'fact'), h('th', null, 'value'), h('th', null, 'status'), h('th', null, 'by')), factRows)),
           h('div', { class: 'panel', id: 'explain' }, h('h2', null, 'What the next stages need'), blocks.length === 0 ? h('p', { class: 'muted' }, t.settled ? 'settled' : 'nothing is blocked') : h('ul', null, blocks)),
         ),
-        h('div', { class: 'grid' }, h('div', { class: 'panel' }, setForm, commentForm), h('div', { class: 'panel' }, disputeForm, retractForm)),
+        h('div', { class: 'grid' }, h('div', { class: 'panel' }, setForm, commentForm), h('div', { class: 'panel' }, disputeForm, retractForm, attachForm)),
         h('h2', null, 'Log'),
         h('ul', { class: 'log', id: 'log' }, log),
       );

@@ -20,7 +20,7 @@ button.secondary{background:transparent;color:var(--accent)}
 .error{color:#fff;background:var(--bad);padding:.4rem .7rem;border-radius:6px}
 .notice{background:var(--card);border:1px solid var(--line);padding:.4rem .7rem;border-radius:6px}
 .cols{display:flex;gap:.8rem;align-items:flex-start;overflow-x:auto;padding-bottom:.5rem}
-.col{flex:0 0 17rem;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.5rem}
+.col{flex:1 0 12.5rem;max-width:22rem;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.5rem}
 .col.empty{opacity:.55}
 .card{border:1px solid var(--line);border-radius:8px;padding:.5rem .6rem;margin:.45rem 0;background:var(--bg)}
 .card .title{font-weight:600;display:block;word-break:break-word}

@@ -107,6 +107,12 @@ describe.skipIf(chromium.skip)('tik board in a browser (real tik serve, Chromium
     await page.locator('#log .comment', { hasText: '<b>not bold</b>' }).waitFor();
     // The log names the transition the set made.
     expect(await page.locator('#log li.transition').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('→ triaged')]));
+    // An attachment under repro/ (the bytes uploaded as they are) makes it reproducible.
+    await page.locator('#attach input[name=file]').setInputFiles({ name: 'trace.txt', mimeType: 'text/plain', buffer: Buffer.from('paper jam at tray 2\n') });
+    await page.locator('#attach input[name=path]').fill('repro/trace.txt');
+    await page.locator('#attach button').click();
+    await page.locator('[data-current=":reproducible"]').waitFor();
+    expect(await page.locator('#log li', { hasText: 'attached repro/trace.txt' }).count()).toBe(1);
     if (shots) await page.screenshot({ path: shot('tik-ticket.png'), fullPage: true });
     // A refused write shows its code and message: a key that is no keyword path.
     await page.locator('#set-fact textarea[name=facts]').fill('a b=1');
@@ -117,12 +123,13 @@ describe.skipIf(chromium.skip)('tik board in a browser (real tik serve, Chromium
     // Back on the board the ticket stands in its new column.
     await page.locator('a', { hasText: '← board' }).click();
     await page.locator('#filter').waitFor();
-    expect(await column(page, ':triaged')).toEqual(['printer on fire']);
+    expect(await column(page, ':reproducible')).toEqual(['printer on fire']);
+    expect(await column(page, ':triaged')).toEqual([]);
     expect(await column(page, ':received')).toEqual([HOSTILE]);
     if (shots) await page.screenshot({ path: shot('tik-board.png'), fullPage: true });
 
     // The filter: a selector keeps the matching tickets; a bad one shows its code and message.
-    await page.locator('#filter input[name=where]').fill('stage=:triaged and fact:severity=:high');
+    await page.locator('#filter input[name=where]').fill('stage=:reproducible and fact:severity=:high');
     await page.locator('#filter button').click();
     // (no string predicates here: the page's CSP refuses eval, the test's included)
     await page.locator('.card', { hasText: 'onerror' }).waitFor({ state: 'detached' });
