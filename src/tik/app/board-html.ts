@@ -1,9 +1,8 @@
 import { emit } from '../edn/index.js';
 import { Instant } from '../edn/value.js';
-import { currentStages, explain, factMap, isSettled, type ProcessDef } from '../kernel/index.js';
+import { factMap, type ProcessDef } from '../kernel/index.js';
+import { boardCard } from './board-card.js';
 import { instantText } from './json-value.js';
-import { titleOf } from './lenses.js';
-import { reasonText } from './reason-text.js';
 import type { TicketSet } from './ticket-set.js';
 
 /** Text for HTML: every character that could open markup or end an attribute is a reference. */
@@ -25,42 +24,27 @@ const STYLE = [
 
 interface Card {
   readonly ticket: string;
-  readonly title: string;
   readonly current: readonly string[];
   readonly settled: boolean;
-  readonly conflicted: boolean;
   readonly updated: string;
   readonly html: string;
 }
 
 function card(t: TicketSet['tickets'][number], now: Instant): Card {
-  const { reached, state } = t.derived;
-  const current = [...currentStages(t.def, reached)].sort();
-  const settled = isSettled(t.def, reached);
-  const facts = [...factMap(state).values()].map((f) => `<li><code>${htmlText(emit(f.path))} = ${htmlText(emit(f.value))}</code></li>`);
-  let conflicted = false;
-  for (const key of state.facts.keys()) if (state.conflictClaims(key)) conflicted = true;
-  const blocks = settled ? [] : explain(t.def, t.events, now, t.roles).blocks;
-  const missing = blocks
-    .filter((b) => b.missing.length > 0)
-    .map(
-      (b) =>
-        `<div><small>to reach <b>${htmlText(b.stage)}</b>${b.impossible ? ' (impossible)' : ''}:</small><ul>${b.missing
-          .map((m) => `<li class="miss">✗ ${htmlText(reasonText(m, t.roles, t.def.stageByKey.get(b.stage)))}</li>`)
-          .join('')}</ul></div>`,
-    );
-  let last = 0;
-  for (const e of t.events) last = Math.max(last, e.at.ms);
-  const title = titleOf(state) ?? '(untitled)';
-  const chips = current.map((s) => `<span class="chip ${settled ? 'done' : 'live'}">${htmlText(s)}</span>`).join('');
+  const c = boardCard(t, now);
+  const facts = [...factMap(t.derived.state).values()].map((f) => `<li><code>${htmlText(emit(f.path))} = ${htmlText(emit(f.value))}</code></li>`);
+  const missing = (c.blockers ?? []).map(
+    (b) => `<div><small>to reach <b>${htmlText(b.stage)}</b>${b.impossible ? ' (impossible)' : ''}:</small><ul>${b.missing.map((m) => `<li class="miss">✗ ${htmlText(m)}</li>`).join('')}</ul></div>`,
+  );
+  const chips = c.current.map((s) => `<span class="chip ${c.settled ? 'done' : 'live'}">${htmlText(s)}</span>`).join('');
   const html =
-    `<div class="card" id="t-${htmlText(t.ticket)}">${chips}${conflicted ? '<span class="chip conflict">conflicted</span>' : ''}` +
-    `<div><b>${htmlText(title)}</b> <span class="id">${htmlText(t.ticket.slice(0, 8))}</span></div>` +
+    `<div class="card" id="t-${htmlText(t.ticket)}">${chips}${c.conflicted ? '<span class="chip conflict">conflicted</span>' : ''}` +
+    `<div><b>${htmlText(c.title ?? '(untitled)')}</b> <span class="id">${htmlText(t.ticket.slice(0, 8))}</span></div>` +
     (facts.length > 0 ? `<ul>${facts.join('')}</ul>` : '') +
     missing.join('') +
-    (t.missingParents.length > 0 ? `<div class="miss"><small>incomplete log: ${t.missingParents.length} parent event(s) missing</small></div>` : '') +
+    (c.missingParents > 0 ? `<div class="miss"><small>incomplete log: ${c.missingParents} parent event(s) missing</small></div>` : '') +
     '</div>';
-  return { ticket: t.ticket, title, current, settled, conflicted, updated: instantText(new Instant(last)), html };
+  return { ticket: t.ticket, current: c.current, settled: c.settled, updated: c.updated ?? instantText(new Instant(0)), html };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { emit } from '../edn/index.js';
 import type { EdnValue } from '../edn/value.js';
-import { factMap, factStatusByKey, K, strOf, type SelectRow } from '../kernel/index.js';
+import { factMap, factStatusByKey, K, strOf, type SelectRow, type TicketState } from '../kernel/index.js';
 import { titleOf } from './lenses.js';
 import { pathText } from './reason-text.js';
 import type { LoadedTicket } from './ticket-set.js';
@@ -13,6 +13,18 @@ export function signedEventIds(sidecarNames: readonly string[]): Set<string> {
     if (i > 0) out.add(name.slice(0, i));
   }
   return out;
+}
+
+/** Whether some fact of the ticket is disputed, and whether some is conflicted. */
+export function factFlags(state: TicketState): { disputed: boolean; conflicted: boolean } {
+  let disputed = false;
+  let conflicted = false;
+  for (const key of state.facts.keys()) {
+    const s = factStatusByKey(state, key).status;
+    if (s === 'disputed') disputed = true;
+    else if (s === 'conflicted') conflicted = true;
+  }
+  return { disputed, conflicted };
 }
 
 /** What a selector reads of a ticket but its signatures: a function of its log alone, so the ls index keeps it. */
@@ -32,13 +44,7 @@ export function selectFields(t: LoadedTicket, current: readonly string[]): Selec
     facts.set(pathText(path), value);
     printed.push(`${emit(path)} ${emit(value)}`);
   }
-  let disputed = false;
-  let conflicted = false;
-  for (const key of state.facts.keys()) {
-    const s = factStatusByKey(state, key).status;
-    if (s === 'disputed') disputed = true;
-    else if (s === 'conflicted') conflicted = true;
-  }
+  const { disputed, conflicted } = factFlags(state);
   const actors = new Set<string>();
   const derivedFrom = new Set<string>();
   for (const e of t.events) {

@@ -3,10 +3,11 @@ import { emit, ednMap, readEdn } from '../edn/index.js';
 import { formatInstant } from '../edn/instant-text.js';
 import { Instant, isMap, Keyword, Uuid, type EdnValue } from '../edn/value.js';
 import { TikError } from '../errors.js';
-import { causal, compileSelector, effectiveReached, explain, resolveRoles, factStatus, inbox, lint, mintEvent, parseProcess, reduce, type ExplainResult, type InboxResult, type ProcessDef } from '../kernel/index.js';
+import { causal, compileSelector, currentStages, effectiveReached, explain, resolveRoles, factStatus, inbox, isSettled, K, lint, mintEvent, parseProcess, reduce, type ExplainResult, type InboxResult, type ProcessDef, type Selector } from '../kernel/index.js';
 import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
 import { ACTOR_NAME, sha256Id } from '../store/store-names.js';
+import { boardModel, type BoardModel } from './board-card.js';
 import { boardHtml } from './board-html.js';
 import { appendChain, body, type Intent, type Signer } from './append-chain.js';
 import { holdBackDependents } from './depends-on.js';
@@ -22,6 +23,7 @@ import { openTicket, parseStoredEvents, readRegister, requireDef, type OpenTicke
 import { loadTicketSet, type SkippedTicket } from './ticket-set.js';
 import { lsRow, lsRowJson, type LsRow } from './ls-row.js';
 import type { StatusCache, StatusCheck, StatusJson } from './status-cache.js';
+import { isCommentPath, ticketView } from './ticket-view.js';
 import { whatif, type WhatifResult } from './whatif.js';
 import type { WriterClock } from './writer-clock.js';
 
@@ -155,6 +157,15 @@ export { warningsBefore } from './warnings-before.js';
 /** The instant a read derives at: `at` if given, else the clock's now. */
 const nowOr = (clock: WriterClock, at: Instant | undefined): Instant => at ?? clock.now();
 
+/** Whether a ticket's row passes `selector` (always, without one); signatures are read only when it asks. */
+const selectorMatch =
+  (store: EventStore, selector: Selector | undefined) =>
+  async (ticket: string, fields: SelectFields, eventIds: () => readonly string[]): Promise<boolean> => {
+    if (selector === undefined) return true;
+    const signed = selector.readsSignatures ? signedEventIds(await store.sidecarNames(ticket)) : undefined;
+    return selector.test(withSignatures(fields, signed === undefined ? [] : eventIds(), signed));
+  };
+
 const skippedJson = (s: readonly SkippedTicket[]): Json => s.map((x) => ({ ticket: x.ticket, code: x.code, message: x.message }));
 const skippedLines = (s: readonly SkippedTicket[]): string[] => s.map((x) => `ticket ${x.ticket}: ${x.code}: ${x.message}; skipped`);
 
@@ -284,11 +295,7 @@ export class TikService {
     const selector = opts.where === undefined ? undefined : compileSelector(opts.where);
     const now = nowOr(this.deps.clock, opts.at);
     const store = this.deps.store;
-    const matches = async (ticket: string, fields: SelectFields, eventIds: () => readonly string[]): Promise<boolean> => {
-      if (selector === undefined) return true;
-      const signed = selector.readsSignatures ? signedEventIds(await store.sidecarNames(ticket)) : undefined;
-      return selector.test(withSignatures(fields, signed === undefined ? [] : eventIds(), signed));
-    };
+    const matches = selectorMatch(store, selector);
     let listed: { rows: readonly LsRow[]; skipped: readonly SkippedTicket[]; warnings: readonly string[] } | undefined;
     if (this.deps.derivedIndex !== false) {
       const indexed = await (await import('./ls-index.js')).indexedLsRows(store, now, selector === undefined ? {} : { select: selector.readsOnlyStages ? 'stages' : 'fields' });
@@ -325,6 +332,40 @@ export class TikService {
     const now = nowOr(this.deps.clock, opts.at);
     const set = await loadTicketSet(this.deps.store, now);
     return { value: { html: boardHtml(set, now), skipped: set.skipped }, warnings: [...set.warnings, ...skippedLines(set.skipped)] };
+  }
+
+  /**
+   * The browser board's data (`GET /api/board`, ./board-card.ts): a card per ticket (settled ones
+   * only with `all`), with `where` those the selector matches (the grammar and errors of `ls
+   * --where`), and each process's stages in definition order.
+   */
+  async boardView(opts: { all?: boolean; at?: Instant; where?: string } = {}): Promise<Outcome<BoardModel>> {
+    const selector = opts.where === undefined ? undefined : compileSelector(opts.where);
+    const now = nowOr(this.deps.clock, opts.at);
+    const set = await loadTicketSet(this.deps.store, now);
+    const matches = selectorMatch(this.deps.store, selector);
+    const kept = [];
+    for (const t of set.tickets) {
+      if (isSettled(t.def, t.derived.reached) && opts.all !== true) continue;
+      if (await matches(t.ticket, selectFields(t, [...currentStages(t.def, t.derived.reached)].sort()), () => t.events.map((e) => e.id))) kept.push(t);
+    }
+    return { value: boardModel(kept, set.skipped, now, await this.deps.store.listProcesses()), warnings: [...set.warnings, ...skippedLines(set.skipped)] };
+  }
+
+  /** The browser's ticket page (`GET /api/ticket-view/:ticket`, ./ticket-view.ts), with the text of every comment. */
+  async ticketView(prefix: string, opts: { at?: Instant } = {}): Promise<Outcome<TicketRead<Record<string, Json>>>> {
+    return this.run(async (sink) => {
+      const now = nowOr(this.deps.clock, opts.at);
+      const open = await openTicket(sink, this.deps.store, prefix);
+      const comments = new Map<string, string>();
+      for (const e of open.events) {
+        const hash = e.body.get(K.artifactHash);
+        if (!isCommentPath(e.body.get(K.artifactPath)) || typeof hash !== 'string') continue;
+        const bytes = await this.deps.store.readBlob(open.ticket, hash);
+        if (bytes !== undefined) comments.set(e.id, new TextDecoder().decode(bytes));
+      }
+      return { json: ticketView(open, requireDef(open), now, comments), open };
+    });
   }
 
   /** `plan`: the dependency-link roadmap over every ticket (./plan-lens.ts). */

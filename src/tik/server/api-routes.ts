@@ -6,7 +6,8 @@ import type { Instant } from '../edn/value.js';
 import { TikError } from '../errors.js';
 import { FORWARDED_HEADER } from '../shard/shard-directory.js';
 import { shardText } from '../shard/shard-spec.js';
-import { authorizeRead, authorizeWrite, type Authorship } from './authorship.js';
+import { authorizeRead, authorizeWrite, whoAmI, type Authorship } from './authorship.js';
+import { boardFromRows } from '../app/board-card.js';
 import { errorReply } from './error-reply.js';
 import { errorAnswer, type Answer, type ShardGateway } from './shard-gateway.js';
 import { sendAnswer } from './shard-routes.js';
@@ -107,12 +108,19 @@ export function apiRoutes(o: ApiOptions) {
     };
     const atOf = (q: { at?: string | undefined }): { at?: Instant } => (q.at !== undefined && q.at !== '' ? { at: parseInstantText(q.at, 'at') } : {});
 
+    /** A listing's `where` selector (blank is none); a sharded replica gathers rows it cannot filter, and says so. */
+    const whereOf = (q: { where?: string | undefined }): string | undefined => {
+      const where = q.where !== undefined && q.where.trim() !== '' ? q.where : undefined;
+      if (gw && where !== undefined) throw new TikError('server/bad-request', 'a sharded replica cannot filter the tickets it gathers', { where: 'query.where', hint: 'use tik ls --where against the store, or a replica of the whole store' });
+      return where;
+    };
+
     // The typed API's description, generated from the schemas the routes below validate with.
     const doc = pretty(openApiDocument());
     app.get('/api/openapi.json', async (_req, res) => res.type('application/json; charset=utf-8').send(doc));
 
     // ── reads ────────────────────────────────────────────────────────────────────────────────
-    const perTicket = (verb: 'status' | 'explain' | 'log') =>
+    const perTicket = (verb: 'status' | 'explain' | 'log' | 'ticket-view') =>
       async (req: FastifyRequest<{ Params: { ticket: string } }>, res: FastifyReply): Promise<unknown> => {
         try {
           authorizeRead(o.authorship, req);
@@ -131,6 +139,10 @@ export function apiRoutes(o: ApiOptions) {
                 const r = await svc.explain(id, { ...atOf(q), ...(q.actor !== undefined ? { forActor: q.actor } : {}) });
                 return send(res, r, r.value.json);
               }
+              if (verb === 'ticket-view') {
+                const r = await svc.ticketView(id, atOf(q));
+                return send(res, r, r.value.json);
+              }
               const r = await svc.log(id);
               return send(res, r, r.value.json);
             },
@@ -143,6 +155,30 @@ export function apiRoutes(o: ApiOptions) {
     app.get<{ Params: { ticket: string } }>('/api/status/:ticket', perTicket('status'));
     app.get<{ Params: { ticket: string } }>('/api/explain/:ticket', perTicket('explain'));
     app.get<{ Params: { ticket: string } }>('/api/log/:ticket', perTicket('log'));
+    app.get<{ Params: { ticket: string } }>('/api/ticket-view/:ticket', perTicket('ticket-view'));
+    app.get('/api/whoami', async (req, res) => {
+      try {
+        return res.type('application/json; charset=utf-8').send(pretty(whoAmI(o.authorship, req)));
+      } catch (e) {
+        return fail(res, e);
+      }
+    });
+    app.get('/api/board', async (req, res) => {
+      try {
+        authorizeRead(o.authorship, req);
+        const q = valid(READ_QUERY, req.query, 'query');
+        const where = whereOf(q);
+        if (gw) {
+          const { rows, skipped } = await gw.lsAllRows();
+          const board = boardFromRows(truthy(q.all) ? rows : rows.filter((r) => r.settled !== true), skipped, svc.clock.now(), await svc.store.listProcesses());
+          return res.type('application/json; charset=utf-8').send(pretty(board));
+        }
+        const r = await svc.boardView({ all: truthy(q.all), ...(where !== undefined ? { where } : {}) });
+        return send(res, r, r.value);
+      } catch (e) {
+        return fail(res, e);
+      }
+    });
     app.get('/api/next', async (req, res) => {
       try {
         authorizeRead(o.authorship, req);
@@ -158,8 +194,9 @@ export function apiRoutes(o: ApiOptions) {
       try {
         authorizeRead(o.authorship, req);
         const q = valid(READ_QUERY, req.query, 'query');
+        const where = whereOf(q);
         if (gw) return sendAnswer(res, await gw.gatherLs(truthy(q.all)));
-        const r = await svc.ls({ all: truthy(q.all) });
+        const r = await svc.ls({ all: truthy(q.all), ...(where !== undefined ? { where } : {}) });
         // The body stays the CLI's array; the tickets left out are named in a header too.
         if (r.value.skipped.length > 0) res.header('tik-skipped', JSON.stringify(r.value.skipped.map((s) => ({ ticket: s.ticket, code: s.code }))));
         return send(res, r, r.value.rows);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_SELECTOR_LENGTH } from '../kernel/select.js';
 
 // The request shapes of the typed HTTP API (docs/tik-sync.md): the routes validate with these,
 // and GET /api/openapi.json is generated from them, so the description cannot drift from the check.
@@ -22,6 +23,13 @@ export const BODIES = {
   legacy: z.object({ args: z.array(z.string().max(65536)).max(4096), actor: ACTOR }).strict(),
 } as const;
 export const READ_QUERY = z
-  .object({ at: z.string().max(64).optional(), actor: z.string().min(1).max(256).optional(), role: z.string().min(1).max(256).optional(), all: z.string().max(8).optional() })
+  .object({
+    at: z.string().max(64).optional(),
+    actor: z.string().min(1).max(256).optional(),
+    role: z.string().min(1).max(256).optional(),
+    all: z.string().max(8).optional(),
+    /** A selector of `tik ls --where` (docs/tik.md "Selecting tickets"). */
+    where: z.string().max(MAX_SELECTOR_LENGTH).optional(),
+  })
   .strict();
 

@@ -195,3 +195,24 @@ export function authorizeWrite(a: Authorship, req: FastifyRequest, requested: st
     }
   }
 }
+
+/** Who the caller is to this replica, for a browser deciding what to offer (`GET /api/whoami`). */
+export interface WhoAmI {
+  readonly mode: Authorship['mode'];
+  /** The token's principal; null without a token. */
+  readonly principal: string | null;
+  /** The actors the caller may write as; empty under `open` (the caller names one per write). */
+  readonly actors: readonly string[];
+  /** Whether the write API can accept this caller's writes at all. */
+  readonly writes: boolean;
+}
+
+/** The caller's identity under the policy; reading it needs what any read needs (a token under a table). */
+export function whoAmI(a: Authorship, req: FastifyRequest): WhoAmI {
+  authorizeRead(a, req);
+  const table = tableOf(a);
+  const c = table === undefined ? undefined : callerOf(req, table);
+  const grant = c?.kind === 'token' ? c.grant : undefined;
+  const actors = a.mode === 'tokens' && grant ? grant.actors : [];
+  return { mode: a.mode, principal: grant?.principal ?? null, actors: [...actors], writes: a.mode === 'open' || actors.length > 0 };
+}

@@ -1,50 +1,31 @@
 import type { FastifyInstance } from 'fastify';
-import type { TikService } from '../app/tik-service.js';
-import type { SkippedTicket } from '../app/ticket-set.js';
-import { authorizeRead, type Authorship } from './authorship.js';
-import { errorReply } from './error-reply.js';
-
-const esc = (s: unknown): string => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** The board's rows: every ticket (settled too), and the tickets that could not be read. */
-export type BoardRows = () => Promise<{ rows: readonly Record<string, unknown>[]; skipped: readonly SkippedTicket[] }>;
-
-/** The rows of one store through the service (`ls --all`). */
-export const serviceBoardRows =
-  (svc: TikService): BoardRows =>
-  async () => {
-    const r = await svc.ls({ all: true });
-    return { rows: r.value.rows, skipped: r.value.skipped };
-  };
+import { UI_SCRIPT } from './ui-script.js';
+import { UI_STYLE } from './ui-style.js';
 
 /**
- * `GET /`: a simple board (every ticket, its current stages), from the same rows as `tik ls --all
- * --json` (`rows` may gather them from every shard). A ticket that cannot be read is named under
- * the table; it never empties the board.
+ * The page every browser route serves: a shell that loads our own script and stylesheet. It holds
+ * no ticket data, so it needs no token: under `--tokens` the script asks for one and fetches the
+ * board, the ticket pages and the inbox from the JSON API with it.
  */
-export function boardPage(rowsOf: BoardRows, authorship: Authorship, hidden: readonly string[]) {
+const SHELL =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">' +
+  '<title>tik board</title><link rel="icon" href="/ui/icon.svg"><link rel="stylesheet" href="/ui/style.css"><script src="/ui/app.js" defer></script></head>' +
+  '<body><header><span class="brand">tik</span><nav><a href="#/">Board</a><a href="#/inbox">Inbox</a></nav><span class="who" id="who"></span></header>' +
+  '<main id="main"><noscript>This board needs JavaScript. The same data is at /api/board (JSON); <code>tik board</code> writes a static page.</noscript></main></body></html>\n';
+
+/** The tab's icon: a check mark on the board's accent colour. */
+const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0e7490"/><path d="M4 8.5l2.5 2.5L12 5" fill="none" stroke="#fff" stroke-width="2"/></svg>\n';
+
+/**
+ * `GET /` (the board, the ticket pages `#/t/<id>` and the inbox `#/inbox`, one page routed by its
+ * fragment), `GET /ui/app.js` and `GET /ui/style.css`. The data comes from `/api/board`,
+ * `/api/ticket-view/:ticket`, `/api/next` and `/api/whoami`; writes go through the typed write API.
+ */
+export function boardPage() {
   return async function plugin(app: FastifyInstance): Promise<void> {
-    app.get('/', async (req, res) => {
-      let rows: readonly Record<string, unknown>[] = [];
-      let skipped: readonly SkippedTicket[] = [];
-      let problem = '';
-      try {
-        authorizeRead(authorship, req);
-        ({ rows, skipped } = await rowsOf());
-      } catch (e) {
-        const r = errorReply(e, hidden);
-        if (r.status === 401) return res.code(401).send(r.body);
-        problem = `<p class="error">${esc(`${r.body.error.code}: ${r.body.error.message}`)}</p>`;
-      }
-      const body = rows
-        .map((t) => `<tr><td><a href="/api/status/${esc(t.ticket)}"><code>${esc(String(t.ticket).slice(0, 8))}</code></a></td><td>${esc(t.title)}</td><td>${esc((t.current as string[]).join(' '))}</td><td>${t.settled ? 'settled' : ''}</td><td>${esc(t.updated)}</td></tr>`)
-        .join('\n');
-      const bad = skipped.length === 0 ? '' : `<h2>Unreadable tickets</h2><ul>${skipped.map((s) => `<li><code>${esc(s.ticket)}</code> ${esc(s.code)}: ${esc(s.message)}</li>`).join('')}</ul>`;
-      return res
-        .type('text/html; charset=utf-8')
-        .send(
-          `<!doctype html><html><head><meta charset="utf-8"><title>tik board</title><style>body{font-family:sans-serif}td,th{padding:2px 8px;text-align:left}</style></head><body><h1>tik board</h1>${problem}<table><tr><th>ticket</th><th>title</th><th>current</th><th></th><th>updated</th></tr>\n${body}\n</table>${bad}</body></html>\n`,
-        );
-    });
+    app.get('/', async (_req, res) => res.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(SHELL));
+    app.get('/ui/app.js', async (_req, res) => res.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(UI_SCRIPT));
+    app.get('/ui/icon.svg', async (_req, res) => res.type('image/svg+xml').header('cache-control', 'max-age=86400').send(ICON));
+    app.get('/ui/style.css', async (_req, res) => res.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(UI_STYLE));
   };
 }

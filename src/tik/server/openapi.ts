@@ -29,6 +29,8 @@ const errors: Json = Object.fromEntries(
 const query = (...names: (keyof typeof READ_QUERY.shape)[]): Json[] => names.map((name) => ({ name, in: 'query', required: false, schema: schemaOf(READ_QUERY.shape[name]) }));
 const ticketParam: Json = { name: 'ticket', in: 'path', required: true, description: 'a ticket id or unique prefix', schema: schemaOf(TICKET) };
 const read = (summary: string, parameters: Json[]): Json => ({ get: { summary, parameters, responses: { 200: { description: 'exactly what the CLI prints with --json (warnings in the tik-warnings header)', content: { 'application/json': {} } }, ...errors } } });
+/** A read that is no CLI verb's --json: its answer is described in words. */
+const own = (summary: string, parameters: Json[]): Json => ({ get: { summary, parameters, responses: { 200: { description: summary, content: { 'application/json': {} } }, ...errors } } });
 const write = (summary: string, body: z.ZodType, withTicket: boolean): Json => ({
   post: {
     summary,
@@ -57,7 +59,10 @@ export function openApiDocument(): Json {
       '/api/explain/{ticket}': read('tik explain', [ticketParam, ...query('at', 'actor')]),
       '/api/log/{ticket}': read('tik log', [ticketParam]),
       '/api/next': read('tik next', query('actor', 'role', 'all')),
-      '/api/ls': read('tik ls', query('all')),
+      '/api/ls': read('tik ls (where: a selector, as tik ls --where)', query('all', 'where')),
+      '/api/board': own('the browser board: {at, processes: [{process, version, stages}], cards: [{ticket, title, process, version, current, settled, conflicted, disputed, created, updated, ageMs, blockers: [{stage, impossible, missing: [text]}], missingParents}], skipped, definitions} (docs/tik-board.md)', query('all', 'where')),
+      '/api/ticket-view/{ticket}': own('the browser ticket page: status, blocks with what is missing and who can supply it, facts (with resolve for a conflict or dispute), the log with stage transitions and comment texts, the process as SVG (docs/tik-board.md)', [ticketParam, ...query('at')]),
+      '/api/whoami': own('the caller: {mode, principal, actors, writes} (actors: who a write may name)', []),
       '/api/tickets': write('tik new', BODIES.new, false),
       '/api/tickets/{ticket}/facts': write('tik set', BODIES.set, true),
       '/api/tickets/{ticket}/retract': write('tik retract', BODIES.retract, true),

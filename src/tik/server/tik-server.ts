@@ -18,7 +18,8 @@ import { AntiEntropy } from './anti-entropy.js';
 import { apiRoutes } from './api-routes.js';
 import { actorFilter } from './actor-admission.js';
 import { authorizePeer, authorizePush, authorizeSyncRead, type Authorship } from './authorship.js';
-import { boardPage, serviceBoardRows } from './board-page.js';
+import { boardPage } from './board-page.js';
+import { securityHeaders } from './security-headers.js';
 import { errorReply } from './error-reply.js';
 import { hostGuard } from './host-guard.js';
 import { SERVER_LIMITS, type ServerLimits } from './server-limits.js';
@@ -144,6 +145,7 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   // No route outside the API answers an unknown path with anything but a coded 404 (no help text, no paths).
   app.setNotFoundHandler((req, res) => res.code(404).send({ error: { code: 'server/not-found', message: `no route ${req.method} ${req.url.split('?')[0]!.slice(0, 200)}`, hint: 'see docs/tik-sync.md for the routes' } }));
   if (options.allowedHosts !== undefined) app.addHook('onRequest', hostGuard(options.allowedHosts));
+  app.addHook('onSend', securityHeaders);
   app.addHook('onRequest', shardGuard(shard));
   // A push whose every new event is refused is answered 403; anti-entropy's pulls only report.
   const signedPush = authorship.mode === 'signed' ? signedFilter(store, 'error') : undefined;
@@ -162,7 +164,7 @@ export async function buildTikServer(options: TikServerOptions): Promise<TikServ
   );
   await app.register(apiRoutes({ service, authorship, hidden, gateway }));
   if (gateway) await app.register(shardLocalRoutes(gateway, (req) => authorizePeer(authorship, req)));
-  await app.register(boardPage(gateway ? () => gateway.lsAllRows() : serviceBoardRows(service), authorship, hidden));
+  await app.register(boardPage());
   // The balancer's probe (always open, like /health): 503 once a graceful shutdown began.
   let draining = false;
   app.get('/ready', async (_req, res) => (draining ? res.code(503).send({ status: 'draining' }) : { status: 'ready' }));

@@ -49,9 +49,12 @@ describe('tik serve', () => {
       const cli = await tik(dir, [verb, ...(url.includes(ticket) ? [ticket] : []), ...(url.includes('all') ? ['--all'] : []), '--json']);
       expect(json(r.body), url).toEqual(json(cli.stdout));
     }
-    const board = await server.app.inject({ method: 'GET', url: '/' });
-    expect(board.headers['content-type']).toMatch(/text\/html/);
-    expect(board.body).toContain('printer on fire');
+    // The board: an HTML shell (its script renders from /api/board, which holds the tickets).
+    const page = await server.app.inject({ method: 'GET', url: '/' });
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.body).toContain('<script src="/ui/app.js" defer></script>');
+    const board = json<{ cards: { ticket: string; title: string }[] }>((await server.app.inject({ method: 'GET', url: '/api/board' })).body);
+    expect(board.cards.map((c) => c.title)).toContain('printer on fire');
     expect(json((await server.app.inject({ method: 'GET', url: '/health' })).body)).toMatchObject({ status: 'ok' });
   });
 

@@ -1,0 +1,93 @@
+import { emit } from '../edn/index.js';
+import type { Instant } from '../edn/value.js';
+import { keywordPath } from '../kernel/edn-access.js';
+import { explain, isSettled, K, type ProcessDef } from '../kernel/index.js';
+import { instantText, type Json } from './json-value.js';
+import { factsJson, logJson, titleOf } from './lenses.js';
+import { processSvg } from './process-svg.js';
+import { pathText, reasonText } from './reason-text.js';
+import type { OpenTicket } from './ticket-loader.js';
+
+/** Where a comment's text lives: an attachment under `comment/` (tik comment, §2.2). */
+export const isCommentPath = (path: unknown): path is string => typeof path === 'string' && path.startsWith('comment/');
+
+/** How to settle a fact that is not plainly present, in words the ticket page shows beside it. */
+export function resolutionText(status: string, by?: string): string | undefined {
+  if (status === 'conflicted') return 'concurrent writes disagree: set the fact again (the new write follows both claims and supersedes them), or retract it';
+  if (status === 'disputed') return `${by ?? 'the disputer'} can withdraw the dispute; otherwise agree with them and set the fact again`;
+  return undefined;
+}
+
+/** One line for an event of the log: what it did, in the words of the CLI's verbs. */
+function summaryOf(type: string, body: OpenTicket['events'][number]['body'], comment: string | undefined): string {
+  const path = keywordPath(body.get(K.factPath));
+  const p = path ? pathText(path) : '?';
+  const text = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : emit(v as never));
+  switch (type) {
+    case ':ticket/create':
+      return `created${body.get(K.title) !== undefined ? `: ${text(body.get(K.title))}` : ''}`;
+    case ':fact/assert':
+      return `set ${p} = ${emit(body.get(K.factValue) ?? null)}`;
+    case ':fact/retract':
+      return `retracted ${p}${body.get(K.retractReason) !== undefined ? ` (${text(body.get(K.retractReason))})` : ''}`;
+    case ':fact/dispute':
+      return `${body.get(K.disputeWithdraw) === true ? 'withdrew the dispute of' : 'disputed'} ${p}${body.get(K.disputeReason) !== undefined ? ` (${text(body.get(K.disputeReason))})` : ''}`;
+    case ':artifact/attach':
+      return comment !== undefined ? 'commented' : `attached ${text(body.get(K.artifactPath))}`;
+    case ':attestation/add':
+      return `attested ${text(body.get(K.claim))}`;
+    case ':process/migrate':
+      return `migrated to version ${text(body.get(K.migrateVersion))}${body.get(K.migrateReason) !== undefined ? ` (${text(body.get(K.migrateReason))})` : ''}`;
+    default:
+      return type;
+  }
+}
+
+/**
+ * The ticket page's data (`GET /api/ticket-view/:ticket`, docs/tik-board.md): status, what each
+ * next stage misses as sentences naming who can supply it, the facts with how to resolve a
+ * conflict or a dispute, the log with the stages each event reached or lost and comment texts, and
+ * the process as SVG with the current stages filled. `comments` maps an event id to its text.
+ */
+export function ticketView(t: OpenTicket, def: ProcessDef, now: Instant, comments: ReadonlyMap<string, string>): Record<string, Json> {
+  const r = explain(def, t.events, now, t.roles);
+  const state = r.evolution.state;
+  const facts = factsJson(state);
+  for (const f of Object.values(facts) as Record<string, Json>[]) {
+    const how = resolutionText(String(f.status), typeof f.by === 'string' ? f.by : undefined);
+    if (how !== undefined) f.resolve = how;
+  }
+  // The writes of a live conflict and the disputes still open: the log highlights them.
+  const flagged = new Map<string, 'conflict' | 'dispute'>();
+  for (const f of Object.values(facts) as Record<string, Json>[]) {
+    if (Array.isArray(f.claims)) for (const c of f.claims as Record<string, Json>[]) flagged.set(String(c.event), 'conflict');
+  }
+  for (const entry of state.facts.values()) for (const d of entry.disputes) flagged.set(d.event, 'dispute');
+  const byId = new Map(t.events.map((e) => [e.id, e] as const));
+  const log = (logJson(t, now) as Record<string, Json>[]).map((entry) => {
+    const e = byId.get(String(entry.id))!;
+    const comment = isCommentPath(e.body.get(K.artifactPath)) ? comments.get(e.id) : undefined;
+    return { id: entry.id!, at: entry.at!, actor: entry.actor!, type: entry.type!, summary: summaryOf(String(entry.type), e.body, comment), derived: entry.derived!, lost: entry.lost!, comment: comment ?? null, flag: flagged.get(e.id) ?? null };
+  });
+  const current = new Set<string>(r.current);
+  return {
+    ticket: t.ticket,
+    title: titleOf(state),
+    process: { id: def.id.toString(), version: Number(def.version) },
+    current: [...current].sort(),
+    reached: [...r.reached].sort(),
+    settled: isSettled(def, new Set(r.reached)),
+    facts,
+    blocks: r.blocks.map((b) => ({
+      stage: b.stage,
+      hint: b.hint ?? null,
+      impossible: b.impossible,
+      satisfied: b.satisfied.map((g) => emit(g)),
+      missing: b.missing.map((m) => reasonText(m, t.roles, def.stageByKey.get(b.stage))),
+    })),
+    log,
+    missingParents: t.missingParents.length,
+    svg: processSvg(def.stages, current, new Set(r.reached), `${def.id.toString()} v${def.version}`),
+    at: instantText(now),
+  };
+}

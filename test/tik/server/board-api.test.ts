@@ -1,0 +1,95 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildTikServer, tokenHash, type Authorship, type TikServer } from '../../../src/tik/server/index.js';
+import { openFileStore } from '../../../src/tik/store/file/open-file-store.js';
+import { T0, cleanup, supportStore, tik } from '../cli/harness.js';
+
+// The reads behind the browser board (issue 19): /api/board and /api/ls take `ls --where`
+// selectors (the same parser, the same error), /api/ticket-view, /api/whoami, the UI's own
+// static routes, and the security headers every answer carries.
+
+const dirs: string[] = [];
+const servers: TikServer[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.close();
+  dirs.forEach(cleanup);
+});
+
+async function replica(authorship: Authorship = { mode: 'open' }): Promise<{ dir: string; server: TikServer }> {
+  const dir = await supportStore();
+  dirs.push(dir);
+  const server = await buildTikServer({ root: dir, store: await openFileStore(dir), env: { TIK_NOW: T0, HOME: dir }, authorship });
+  servers.push(server);
+  return { dir, server };
+}
+
+const json = <T = Record<string, unknown>>(r: { body: string }): T => JSON.parse(r.body) as T;
+const errorOf = (r: { statusCode: number; body: string }): [number, string] => [r.statusCode, json<{ error: { code: string } }>(r).error.code];
+
+describe('the board API', () => {
+  it('filters the board and the listing with the selectors of tik ls --where, refusing a bad one alike', async () => {
+    const { dir, server } = await replica();
+    const a = (await tik(dir, ['new', 'support-request', '--title', 'Login fails'])).stdout.trim();
+    await tik(dir, ['new', 'support-request', '--title', 'Nothing yet']);
+    await tik(dir, ['set', a, 'category=technical', 'severity=high']);
+    const where = encodeURIComponent('stage=:triaged and fact:severity=:high');
+    const board = await server.app.inject({ method: 'GET', url: `/api/board?where=${where}` });
+    expect(board.statusCode, board.body).toBe(200);
+    expect(json<{ cards: { ticket: string }[] }>(board).cards.map((c) => c.ticket)).toEqual([a]);
+    const ls = await server.app.inject({ method: 'GET', url: `/api/ls?where=${where}` });
+    expect(json(ls)).toEqual(JSON.parse((await tik(dir, ['ls', '--where', 'stage=:triaged and fact:severity=:high', '--json'])).stdout));
+    expect(json<{ cards: unknown[] }>(await server.app.inject({ method: 'GET', url: '/api/board?where=' })).cards).toHaveLength(2);
+
+    const cli = await tik(dir, ['ls', '--where', 'bogus=1']);
+    expect(cli.stderr).toContain('select/bad-term');
+    for (const url of ['/api/board?where=bogus%3D1', '/api/ls?where=bogus%3D1']) expect(errorOf(await server.app.inject({ method: 'GET', url })), url).toEqual([400, 'select/bad-term']);
+    expect(errorOf(await server.app.inject({ method: 'GET', url: `/api/board?where=${'x'.repeat(8193)}` }))).toEqual([400, 'input/invalid']);
+  });
+
+  it('serves the ticket page data by id prefix, and a coded 404 for an unknown ticket', async () => {
+    const { dir, server } = await replica();
+    const t = (await tik(dir, ['new', 'support-request', '--title', 'printer on fire'])).stdout.trim();
+    await tik(dir, ['comment', t, 'toner everywhere']);
+    const r = await server.app.inject({ method: 'GET', url: `/api/ticket-view/${t.slice(0, 8)}` });
+    expect(r.statusCode, r.body).toBe(200);
+    const v = json<{ ticket: string; title: string; log: { comment: string | null }[]; svg: string; blocks: { stage: string; missing: string[] }[] }>(r);
+    expect([v.ticket, v.title]).toEqual([t, 'printer on fire']);
+    expect(v.log.map((e) => e.comment)).toEqual([null, 'toner everywhere']);
+    expect(v.svg).toMatch(/^<svg /);
+    expect(v.blocks.find((b) => b.stage === ':triaged')!.missing).toContain('category is missing; :triager (seb) must set it');
+    expect(errorOf(await server.app.inject({ method: 'GET', url: '/api/ticket-view/ffffffff' }))).toEqual([404, 'ticket/unknown']);
+  });
+
+  it('says who the caller is: the token’s principal and actors, 401 without a token under --tokens', async () => {
+    const tokens = new Map([[tokenHash('seb-secret'), { principal: 'seb', actors: ['seb', 'seb-bot'], sync: false }]]);
+    const { server } = await replica({ mode: 'tokens', tokens });
+    expect(errorOf(await server.app.inject({ method: 'GET', url: '/api/whoami' }))).toEqual([401, 'auth/unauthenticated']);
+    expect(errorOf(await server.app.inject({ method: 'GET', url: '/api/whoami', headers: { authorization: 'Bearer nope' } }))).toEqual([401, 'auth/unauthenticated']);
+    expect(json(await server.app.inject({ method: 'GET', url: '/api/whoami', headers: { authorization: 'Bearer seb-secret' } }))).toEqual({ mode: 'tokens', principal: 'seb', actors: ['seb', 'seb-bot'], writes: true });
+    // The page itself holds no data: it loads without a token (and asks for one).
+    expect((await server.app.inject({ method: 'GET', url: '/' })).statusCode).toBe(200);
+    expect(errorOf(await server.app.inject({ method: 'GET', url: '/api/board' }))).toEqual([401, 'auth/unauthenticated']);
+    const open = await replica();
+    expect(json(await open.server.app.inject({ method: 'GET', url: '/api/whoami' }))).toEqual({ mode: 'open', principal: null, actors: [], writes: true });
+    const closed = await replica({ mode: 'closed' });
+    expect(json(await closed.server.app.inject({ method: 'GET', url: '/api/whoami' }))).toEqual({ mode: 'closed', principal: null, actors: [], writes: false });
+  });
+
+  it('serves its script and style from its own routes, with a strict policy on every answer', async () => {
+    const { server } = await replica();
+    const page = await server.app.inject({ method: 'GET', url: '/' });
+    const script = await server.app.inject({ method: 'GET', url: '/ui/app.js' });
+    const style = await server.app.inject({ method: 'GET', url: '/ui/style.css' });
+    expect(script.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(style.headers['content-type']).toMatch(/^text\/css/);
+    // Ticket data reaches the DOM only as text: the script never parses markup from it.
+    expect(script.body).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);
+    expect(page.body).not.toMatch(/https?:\/\//);
+    for (const r of [page, script, style, await server.app.inject({ method: 'GET', url: '/api/ls' })]) {
+      expect(r.headers['content-security-policy']).toContain("default-src 'self'");
+      expect(r.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(r.headers['content-security-policy']).not.toContain('unsafe-inline');
+      expect(r.headers['x-content-type-options']).toBe('nosniff');
+      expect(r.headers['referrer-policy']).toBe('no-referrer');
+    }
+  });
+});
