@@ -254,7 +254,8 @@ const APP = String.raw`
   }
   function cancel() { if (state.controller) state.controller.abort(); }
   function exportCsv() {
-    var blob = new Blob([resultCsv(state.columns, state.rows)], { type: 'text/csv;charset=utf-8' });
+    // the BOM makes Excel on Windows read the file as UTF-8
+    var blob = new Blob(['\uFEFF', resultCsv(state.columns, state.rows)], { type: 'text/csv;charset=utf-8' });
     var a = el('a'); a.href = URL.createObjectURL(blob); a.download = 'shoal-result.csv';
     document.body.appendChild(a); a.click(); a.remove();
     setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
