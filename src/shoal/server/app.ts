@@ -54,8 +54,14 @@ export interface AppOptions {
   readonly audit?: { readonly sink?: AuditSink; readonly instanceId?: string };
 }
 
-/** Load-balancer probes, the API's description and the console's static files: answered without credentials (they reveal no data). */
-export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(['/health', '/ready', '/live', OPENAPI_PATH, ...CONSOLE_PATHS]);
+/**
+ * Load-balancer probes, the API's description and the console's static files: answered without
+ * credentials (they reveal no data). Keyed `METHOD path`, reading only: a route another method
+ * adds on one of these paths needs credentials like every other.
+ */
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(
+  ['/health', '/ready', '/live', OPENAPI_PATH, ...CONSOLE_PATHS].flatMap((path) => [`GET ${path}`, `HEAD ${path}`]),
+);
 
 const LOCKED: EdgeAuth = {
   authenticator: createAuthenticator({ auth: DEFAULT_AUTH }),
@@ -105,7 +111,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // onRequest runs before the body is read: an unauthenticated client can't make us parse 4 MiB
   app.addHook('onRequest', async (req, reply) => {
     const route = req.routeOptions.url;
-    if (route !== undefined && PUBLIC_ROUTES.has(route)) return;
+    if (route !== undefined && PUBLIC_ROUTES.has(`${req.method} ${route}`)) return;
     try {
       const h = req.headers.authorization;
       req.principal = await auth.authenticator.authenticate(Array.isArray(h) ? h[0] : h);

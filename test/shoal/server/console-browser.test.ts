@@ -171,6 +171,21 @@ describe.skipIf(chromium.skip)('the shoal console in a browser', () => {
     await page.reload();
     await page.waitForSelector('#console:not([hidden])');
     expect(await page.inputValue('#role')).toBe('admin');
+    // the role changed three times before any catalog answer arrives: the panel shows the last
+    // role's catalog once, not a mix of the three
+    let catalogs = 0;
+    page.on('response', (r) => void (new URL(r.url()).pathname === '/data/catalog' && catalogs++));
+    await page.evaluate(`(() => { const s = document.getElementById('role'); for (const r of ['analyst', 'admin', 'analyst']) { s.value = r; s.dispatchEvent(new Event('change')); } })()`);
+    let note = '';
+    await until('the catalog as analyst', async () => {
+      note = (await page.textContent('#catalog-note')) ?? '';
+      return catalogs >= 3 && note.startsWith('as analyst: ');
+    }, () => `${catalogs} answer(s), the panel says ${JSON.stringify(note)}`);
+    const tables = await page.locator('#catalog-tables summary').allTextContents();
+    expect(tables).toContain('sales.orders');
+    expect(tables).not.toContain(MV);
+    expect(tables.length).toBe(new Set(tables).size);
+    expect(await page.textContent('#catalog-note')).toBe(`as analyst: ${tables.length} table(s)`);
     await page.click('#sign-out');
     await page.reload();
     await page.waitForSelector('#sign-in:not([hidden])');
@@ -192,8 +207,53 @@ describe.skipIf(chromium.skip)('the shoal console in a browser', () => {
     expect(await page.locator('#results img, #results script').count()).toBe(0);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#csv')]);
     const csv = readFileSync((await download.path())!, 'utf8');
-    expect(csv).toBe(`customer_id,segment\r\n900,${HOSTILE}\r\n901,'=1+2\r\n`);
+    // a BOM first: Excel on Windows reads the file as UTF-8 only with one
+    expect(csv).toBe(`\uFEFFcustomer_id,segment\r\n900,${HOSTILE}\r\n901,'=1+2\r\n`);
     expect(dialogs).toEqual([]);
+    await page.close();
+  });
+
+  it("signing out, or credentials that stop working, clear the previous user's results; a network failure keeps the credentials", async () => {
+    const page = await signedIn('admin');
+    const empty = async (): Promise<void> => {
+      expect(await page.locator('#results thead th, #results tbody tr').count()).toBe(0);
+      expect(await page.isEnabled('#csv')).toBe(false);
+      expect(await page.textContent('#status')).toBe('');
+    };
+    expect(await run(page, ORDERS)).toBe('done');
+    expect(await page.isEnabled('#csv')).toBe(true);
+    await page.click('#sign-out');
+    await empty();
+    await page.fill('#token', who['analyst-eu']!.token);
+    await page.click('#sign-in-button');
+    await page.waitForSelector('#console:not([hidden])');
+    await empty();
+    expect(await page.inputValue('#sql')).not.toBe(ORDERS);
+    // the server cannot be reached on a reload: the sign-in form says so, and keeps the credentials
+    await page.route('**/auth/whoami', (route) => route.abort());
+    await page.reload();
+    await until('the network error', async () => ((await page.textContent('#sign-in-error')) ?? '') !== '');
+    expect(await page.textContent('#sign-in-error')).toMatch(/^NETWORK: /);
+    await page.unroute('**/auth/whoami');
+    await page.reload();
+    await page.waitForSelector('#console:not([hidden])');
+    // a result whose last line is cut off is an error, not a shorter result
+    await page.route('**/data/sql', async (route) => {
+      const r = await route.fetch();
+      const body = await r.body();
+      await route.fulfill({ response: r, body: body.subarray(0, body.length - 4) });
+    });
+    expect(await run(page, ORDERS)).toBe('error');
+    expect(await page.textContent('#error-code')).toBe('RESULT_CUT_OFF');
+    expect(await page.textContent('#error-message')).toContain('the answer was cut off');
+    await page.unroute('**/data/sql');
+    // credentials that stop working: a 401 from POST /data/sql returns to the sign-in form, emptied
+    expect(await run(page, ORDERS)).toBe('done');
+    await page.evaluate(`sessionStorage.setItem('shoal.console.auth', 'Bearer shoal_pat_revoked')`);
+    await page.click('#run');
+    await page.waitForSelector('#sign-in:not([hidden])');
+    expect(await page.textContent('#sign-in-error')).toMatch(/^AUTH_/);
+    await empty();
     await page.close();
   });
 

@@ -34,7 +34,7 @@ export const CONSOLE_HTML = `<!doctype html>
     <button id="sign-in-button" type="submit">Sign in</button>
     <p id="sign-in-error" class="error" role="alert"></p>
   </form>
-  <p class="muted">Credentials stay in this tab (sessionStorage) and go only to this server, in the Authorization header.</p>
+  <p class="muted">Credentials are kept in this tab's sessionStorage (a reopened, restored or duplicated tab has them too; a password is stored as typed) and go only to this server, in the Authorization header. Sign out on a shared machine; prefer an access token.</p>
 </section>
 <main id="console" hidden>
   <nav>

@@ -16,7 +16,13 @@ const APP = String.raw`
   // result is counted as it streams, and exported with Accept: text/csv instead)
   var SHOWN_MAX = 10000, KEPT_MAX = 100000;
   var $ = function (id) { return document.getElementById(id); };
-  var state = { who: null, role: null, rows: [], columns: [], controller: null, mvPoll: null, mvSelected: null };
+  // epoch counts sign-ins and sign-outs: work begun before one does not touch the page after it
+  var state = { who: null, role: null, rows: [], columns: [], controller: null, mvPoll: null, mvSelected: null, epoch: 0 };
+  // One counter per panel: a load takes a number before its request and draws only if no later
+  // load (or a sign-out) has taken one since, so overlapping reloads neither mix nor duplicate.
+  var loads = { catalog: 0, mv: 0, mvLog: 0, cache: 0 };
+  function nextLoad(panel) { return ++loads[panel]; }
+  function stale(panel, n) { return loads[panel] !== n; }
 
   function el(tag, text, cls) {
     var e = document.createElement(tag);
@@ -45,18 +51,26 @@ const APP = String.raw`
   function call(path, init) { init.credentials = 'omit'; init.cache = 'no-store'; return fetch(path, init); }
   function problem(body, status) {
     var e = body && body.error ? body.error : { code: 'HTTP_' + status, message: 'the server answered ' + status };
-    return { code: String(e.code || ''), message: String(e.message || ''), hint: e.hint ? String(e.hint) : '' };
+    return { code: String(e.code || ''), message: String(e.message || ''), hint: e.hint ? String(e.hint) : '', status: status };
   }
+  /** A thrown problem as it is, anything else (fetch's TypeError when the server cannot be reached) as NETWORK. */
+  function asProblem(e) {
+    if (e && typeof e.code === 'string') return e;
+    return { code: 'NETWORK', message: 'no answer from the server: ' + (e && e.message ? e.message : String(e)), hint: 'check the connection and try again' };
+  }
+  function problemText(p) { return p.code + ': ' + p.message; }
+  /** The problem of a refused request; a 401 while signed in means the credentials stopped working (revoked, expired): back to the sign-in form. */
+  function refusal(body, status) {
+    var p = problem(body, status);
+    if (status === 401 && state.who) { sessionStorage.removeItem(AUTH); state.who = null; resetWorkspace(); showSignIn(problemText(p)); }
+    return p;
+  }
+  async function readJson(r) { try { return await r.json(); } catch (_) { return null; } }
   async function getJson(path, headers) {
-    var r = await call(path, { headers: headers || roleHeaders() });
-    var body = null;
-    try { body = await r.json(); } catch (_) { body = null; }
-    if (!r.ok) {
-      var p = problem(body, r.status); p.status = r.status;
-      // credentials that stopped working (revoked, expired): back to the sign-in form
-      if (r.status === 401 && state.who) { sessionStorage.removeItem(AUTH); state.who = null; showSignIn(p.code + ': ' + p.message); }
-      throw p;
-    }
+    var r;
+    try { r = await call(path, { headers: headers || roleHeaders() }); } catch (e) { throw asProblem(e); }
+    var body = await readJson(r);
+    if (!r.ok) throw refusal(body, r.status);
     return body;
   }
   function isAdmin() {
@@ -65,18 +79,35 @@ const APP = String.raw`
   }
 
   // ---- sign-in
+  /** Forgets everything the last user saw: results, error, status, panels, the SQL; stops what runs. */
+  function resetWorkspace() {
+    cancel(); stopMvPoll();
+    Object.keys(loads).forEach(function (k) { loads[k]++; });
+    state.epoch++;
+    state.controller = null; state.rows = []; state.columns = []; state.count = 0; state.mvSelected = null; state.refreshing = false;
+    ['#results thead', '#results tbody', '#mv-list tbody', '#mv-log tbody', '#cache-tables thead', '#cache-tables tbody'].forEach(function (q) { clear(document.querySelector(q)); });
+    clear($('catalog-tables'));
+    ['catalog-note', 'mv-note', 'mv-log-id', 'cache-note', 'cache-summary'].forEach(function (id) { $(id).textContent = ''; });
+    setStatus('idle', '');
+    $('error').hidden = true;
+    $('sql').value = $('sql').defaultValue;
+    $('csv').disabled = true; $('run').disabled = false; $('cancel').disabled = true;
+  }
   function showSignIn(message) {
     $('sign-in').hidden = false; $('console').hidden = true;
     $('who').textContent = ''; $('role-label').hidden = true; $('sign-out').hidden = true;
     $('sign-in-error').textContent = message || '';
   }
   async function signIn(header) {
+    resetWorkspace();
     var who;
     try {
       who = await getJson('/auth/whoami', header ? { authorization: header } : {});
-    } catch (p) {
-      sessionStorage.removeItem(AUTH);
-      showSignIn(p.code + ': ' + p.message + (p.hint ? ' (' + p.hint + ')' : ''));
+    } catch (e) {
+      var p = asProblem(e);
+      // only refused credentials are forgotten: after a network failure or a 5xx a reload retries them
+      if (p.status === 401) sessionStorage.removeItem(AUTH);
+      showSignIn(problemText(p) + (p.hint ? ' (' + p.hint + ')' : ''));
       return;
     }
     sessionStorage.setItem(AUTH, header);
@@ -101,10 +132,12 @@ const APP = String.raw`
 
   // ---- catalog
   async function loadCatalog() {
-    var box = $('catalog-tables'); clear(box);
+    var n = nextLoad('catalog'), box = $('catalog-tables');
     $('catalog-note').textContent = 'loading…';
     try {
       var c = await getJson('/data/catalog' + (state.role ? '?role=' + encodeURIComponent(state.role) : ''));
+      if (stale('catalog', n)) return;
+      clear(box);
       $('catalog-note').textContent = 'as ' + c.role + ': ' + c.tables.length + ' table(s)';
       c.tables.forEach(function (t) {
         var d = el('details'); var s = el('summary', t.table); d.appendChild(s);
@@ -117,8 +150,10 @@ const APP = String.raw`
         });
         d.appendChild(ul); box.appendChild(d);
       });
-    } catch (p) {
-      $('catalog-note').textContent = p.code + ': ' + p.message;
+    } catch (e) {
+      if (stale('catalog', n)) return;
+      clear(box);
+      $('catalog-note').textContent = problemText(asProblem(e));
     }
   }
 
@@ -161,8 +196,12 @@ const APP = String.raw`
         body: JSON.stringify(body),
       });
       if (!r.ok) {
-        var eb = null; try { eb = await r.json(); } catch (_) { eb = null; }
-        showError(problem(eb, r.status)); setStatus('error', 'failed after ' + elapsed());
+        var eb = await readJson(r);
+        // Cancel pressed while the error body was read: the read failed for that, say cancelled
+        if (controller.signal.aborted) throw new Error('cancelled');
+        var p = refusal(eb, r.status);
+        if (state.controller !== controller) return; // signed out by the 401
+        showError(p); setStatus('error', 'failed after ' + elapsed());
         return;
       }
       var reader = r.body.getReader(), decoder = new TextDecoder(), buffered = '', header = true;
@@ -190,25 +229,33 @@ const APP = String.raw`
         appendRows(tbody, batch);
         setStatus('running', state.count + ' row(s), ' + elapsed() + '…');
       }
+      // every line ends with a newline: a leftover is a last line the connection cut off
+      buffered += decoder.decode();
+      if (buffered.trim()) throw new Error('the answer was cut off');
       var shown = state.count > KEPT_MAX ? ' (the grid shows the first ' + SHOWN_MAX + '; too many to export here: POST /data/sql with Accept: text/csv)'
         : state.count > SHOWN_MAX ? ' (the grid shows the first ' + SHOWN_MAX + '; the CSV has all)' : '';
       setStatus('done', state.count + ' row(s) in ' + elapsed() + shown);
       $('csv').disabled = state.count > KEPT_MAX;
     } catch (e) {
+      if (state.controller !== controller) return; // signed out meanwhile: nothing of it stays
       if (controller.signal.aborted) {
         setStatus('cancelled', 'cancelled after ' + elapsed() + ' (' + state.count + ' row(s) received)');
       } else {
-        showError({ code: 'RESULT_CUT_OFF', message: 'the result stream broke off: ' + (e && e.message ? e.message : String(e)), hint: 'the server aborts a result that fails after its first rows; run it again' });
+        // no answer at all is a network failure; an answer that stops is a cut-off result
+        showError(!r ? asProblem(e) : { code: 'RESULT_CUT_OFF', message: 'the result stream broke off: ' + (e && e.message ? e.message : String(e)), hint: 'the server aborts a result that fails after its first rows; run it again' });
         setStatus('error', 'failed after ' + elapsed());
       }
     } finally {
-      state.controller = null;
-      $('run').disabled = false; $('cancel').disabled = true;
+      if (state.controller === controller) {
+        state.controller = null;
+        $('run').disabled = false; $('cancel').disabled = true;
+      }
     }
   }
   function cancel() { if (state.controller) state.controller.abort(); }
   function exportCsv() {
-    var blob = new Blob([resultCsv(state.columns, state.rows)], { type: 'text/csv;charset=utf-8' });
+    // the BOM makes Excel on Windows read the file as UTF-8
+    var blob = new Blob(['\uFEFF', resultCsv(state.columns, state.rows)], { type: 'text/csv;charset=utf-8' });
     var a = el('a'); a.href = URL.createObjectURL(blob); a.download = 'shoal-result.csv';
     document.body.appendChild(a); a.click(); a.remove();
     setTimeout(function () { URL.revokeObjectURL(a.href); }, 1000);
@@ -228,11 +275,19 @@ const APP = String.raw`
     body.hidden = true;
     return false;
   }
-  function stopMvPoll() { if (state.mvPoll) { clearInterval(state.mvPoll); state.mvPoll = null; } }
+  function mvVisible() { return !$('console').hidden && !$('tab-mv').hidden && document.visibilityState !== 'hidden'; }
+  // Polls while the MV tab is in view: one timer at a time, each set after the previous poll has
+  // finished, so a slow answer never has a second poll overlapping it.
+  function pollMv() {
+    if (state.mvPoll || !mvVisible()) return;
+    state.mvPoll = setTimeout(function () { state.mvPoll = null; if (mvVisible()) loadMv(); }, 1000);
+  }
+  function stopMvPoll() { if (state.mvPoll) { clearTimeout(state.mvPoll); state.mvPoll = null; } }
   async function loadMv() {
     if (!adminGate($('mv-note'), $('mv-body'), 'Materialized-view status')) return;
-    var list;
-    try { list = await getJson('/admin/mv'); } catch (p) { $('mv-note').textContent = p.code + ': ' + p.message; return; }
+    var n = nextLoad('mv'), list;
+    try { list = await getJson('/admin/mv'); } catch (e) { if (!stale('mv', n)) $('mv-note').textContent = problemText(asProblem(e)); return; }
+    if (stale('mv', n)) return;
     $('mv-note').textContent = 'this instance: ' + list.writer;
     var tbody = document.querySelector('#mv-list tbody'); clear(tbody);
     list.mvs.forEach(function (mv) {
@@ -252,45 +307,53 @@ const APP = String.raw`
     if (!state.mvSelected && list.mvs.length > 0) state.mvSelected = list.mvs[0].id;
     if (state.mvSelected) loadMvLog(state.mvSelected);
     var busy = list.mvs.some(function (m) { return !!m.running; });
-    if (busy && !state.mvPoll) state.mvPoll = setInterval(loadMv, 1000);
-    if (!busy && !state.refreshing) stopMvPoll();
+    if (busy || state.refreshing) pollMv(); else stopMvPoll();
   }
   async function loadMvLog(id) {
+    var n = nextLoad('mvLog');
     $('mv-log-id').textContent = id;
     var tbody = document.querySelector('#mv-log tbody');
     try {
       var log = await getJson('/admin/mv/' + encodeURIComponent(id) + '/log?limit=20');
+      if (stale('mvLog', n)) return;
       clear(tbody);
       log.entries.forEach(function (e) {
         var tr = el('tr');
         [when(e.createdAtMs), e.outcome, e.writer || '', e.rowCount === null ? '' : e.rowCount, e.durationMs === null ? '' : e.durationMs, e.snapshotId || '', e.error || e.reason || ''].forEach(function (v) { tr.appendChild(el('td', v)); });
         tbody.appendChild(tr);
       });
-    } catch (p) { clear(tbody); var tr = el('tr'); tr.appendChild(el('td', p.code + ': ' + p.message)); tbody.appendChild(tr); }
+    } catch (e) { if (stale('mvLog', n)) return; clear(tbody); var tr = el('tr'); tr.appendChild(el('td', problemText(asProblem(e)))); tbody.appendChild(tr); }
   }
   async function refreshMv(id, button) {
+    var epoch = state.epoch;
     state.mvSelected = id; state.refreshing = true;
     button.disabled = true; button.textContent = 'refreshing…';
     // poll while the refresh runs: the list shows its phase, then the new snapshot
-    if (!state.mvPoll) state.mvPoll = setInterval(loadMv, 1000);
+    pollMv();
+    var note;
     try {
       var r = await call('/admin/mv/' + encodeURIComponent(id) + '/refresh' + ($('mv-force').checked ? '?force=true' : ''), { method: 'POST', headers: roleHeaders() });
-      var body = null; try { body = await r.json(); } catch (_) { body = null; }
-      $('mv-note').textContent = r.ok ? id + ': ' + body.outcome + (body.reason ? ' (' + body.reason + ')' : '') : problem(body, r.status).code + ': ' + problem(body, r.status).message;
+      var body = await readJson(r);
+      note = !r.ok ? problemText(refusal(body, r.status))
+        : body && body.outcome ? id + ': ' + body.outcome + (body.reason ? ' (' + body.reason + ')' : '')
+        : id + ': the refresh was accepted but its answer could not be read';
+    } catch (e) {
+      note = id + ': ' + problemText(asProblem(e));
     } finally {
       state.refreshing = false;
       stopMvPoll();
-      var note = $('mv-note').textContent;
-      await loadMv();
-      $('mv-note').textContent = note;
     }
+    if (epoch !== state.epoch) return; // signed out meanwhile (by this refusal or the button)
+    await loadMv();
+    $('mv-note').textContent = note;
   }
   async function loadCache() {
     if (!adminGate($('cache-note'), $('cache-body'), 'Cache state')) return;
-    var thead = document.querySelector('#cache-tables thead'), tbody = document.querySelector('#cache-tables tbody');
-    clear(thead); clear(tbody);
+    var n = nextLoad('cache'), thead = document.querySelector('#cache-tables thead'), tbody = document.querySelector('#cache-tables tbody');
     var c;
-    try { c = await getJson('/admin/cache'); } catch (p) { $('cache-note').textContent = p.code + ': ' + p.message; return; }
+    try { c = await getJson('/admin/cache'); } catch (e) { if (!stale('cache', n)) $('cache-note').textContent = problemText(asProblem(e)); return; }
+    if (stale('cache', n)) return;
+    clear(thead); clear(tbody);
     if (!c.hot) { $('cache-summary').textContent = 'Hot tables are off on this instance.'; return; }
     $('cache-summary').textContent = 'hot tables: backend ' + c.hot.backend + ', ' + (c.hot.healthy ? 'healthy' : 'UNHEALTHY') + ', ' + c.hot.tables.length + ' candidate table(s)';
     var keys = [];
@@ -312,7 +375,9 @@ const APP = String.raw`
       $('token').value = ''; $('password').value = '';
       signIn(header);
     });
-    $('sign-out').addEventListener('click', function () { cancel(); stopMvPoll(); sessionStorage.removeItem(AUTH); sessionStorage.removeItem(ROLE); state.who = null; showSignIn(''); });
+    $('sign-out').addEventListener('click', function () { resetWorkspace(); sessionStorage.removeItem(AUTH); sessionStorage.removeItem(ROLE); state.who = null; showSignIn(''); });
+    // polling stops while the browser tab is hidden; back in view, the MV panel catches up
+    document.addEventListener('visibilitychange', function () { if (mvVisible()) loadMv(); });
     $('role').addEventListener('change', function () { state.role = $('role').value; roleChanged(); });
     $('run').addEventListener('click', run);
     $('cancel').addEventListener('click', cancel);

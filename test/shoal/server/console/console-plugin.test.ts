@@ -41,6 +41,18 @@ describe('the console routes', () => {
     await app.close();
   });
 
+  it('is public for GET and HEAD only: another method on a public path needs credentials', async () => {
+    // a plugin that answers POST / (none does today): being on a public path must not make it public
+    const app = await buildApp({ service, auth: locked(), plugins: [async (a) => void a.post('/', async () => 'posted')] });
+    expect((await app.inject({ method: 'HEAD', url: '/' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'HEAD', url: '/health' })).statusCode).not.toBe(401);
+    const r = await app.inject({ method: 'POST', url: '/' });
+    expect(r.statusCode).toBe(401);
+    expect(r.body).not.toContain('posted');
+    expect((await app.inject({ method: 'DELETE', url: '/console/app.js' })).statusCode).toBe(401);
+    await app.close();
+  });
+
   it('the page has no inline script or style, and the script sets server values as text only', async () => {
     const app = await buildApp({ service, auth: locked() });
     const html = (await app.inject({ url: '/' })).body;

@@ -11,9 +11,16 @@ describe("the console's CSV export", () => {
     expect(csvField('+1+cmd|')).toBe("'+1+cmd|");
     expect(csvField('-2+3')).toBe("'-2+3");
     expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)");
-    expect(csvField('\t=1')).toBe("'\t=1");
+    expect(csvField('\t=1')).toBe(`"'\t=1"`);
     expect(csvField('\r=1')).toBe(`"'\r=1"`);
     expect(resultCsv(['=evil'], [])).toBe("'=evil\r\n");
+  });
+
+  it('quotes a field holding a semicolon or a tab: Excel in de/fr/nl locales splits on ; and would run the second part', () => {
+    expect(csvField('x;=1+1')).toBe('"x;=1+1"');
+    expect(csvField('ok;@SUM(1+9)')).toBe('"ok;@SUM(1+9)"');
+    expect(csvField('a\tb')).toBe('"a\tb"');
+    expect(resultCsv(['k;v'], [['p;"q"']])).toBe('"k;v"\r\n"p;""q"""\r\n');
   });
 
   it('leaves numbers alone: negative numbers, and decimals that travel as text', () => {
