@@ -45,6 +45,16 @@ describe('the board API', () => {
     expect(errorOf(await server.app.inject({ method: 'GET', url: `/api/board?where=${'x'.repeat(8193)}` }))).toEqual([400, 'input/invalid']);
   });
 
+  it('derives the board at `at=` as /api/status does, and refuses a bad instant alike', async () => {
+    const { dir, server } = await replica();
+    const t = (await tik(dir, ['new', 'support-request', '--title', 'Login fails'])).stdout.trim();
+    const board = json<{ at: string; cards: { ageMs: number }[] }>(await server.app.inject({ method: 'GET', url: '/api/board?at=2026-07-09T10:00:00Z' }));
+    expect([board.at, board.cards[0]!.ageMs]).toEqual(['2026-07-09T10:00:00Z', 24 * 3_600_000]);
+    const status = errorOf(await server.app.inject({ method: 'GET', url: `/api/status/${t}?at=garbage` }));
+    expect(status[0]).toBe(400);
+    expect(errorOf(await server.app.inject({ method: 'GET', url: '/api/board?at=garbage' }))).toEqual(status);
+  });
+
   it('serves the ticket page data by id prefix, and a coded 404 for an unknown ticket', async () => {
     const { dir, server } = await replica();
     const t = (await tik(dir, ['new', 'support-request', '--title', 'printer on fire'])).stdout.trim();
