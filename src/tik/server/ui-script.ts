@@ -360,6 +360,7 @@ export const UI_SCRIPT = String.raw`'use strict';
           e.derived.map(function (s) { return h('span', { class: 'stage-gain' }, ' → ' + stageName(s)); }),
           e.lost.map(function (s) { return h('span', { class: 'stage-loss' }, ' ✗ ' + stageName(s)); }),
           e.comment !== null ? h('div', { class: 'comment' }, e.comment) : null,
+          e.commentNote ? h('div', null, h('small', { class: 'muted' }, e.commentNote)) : null,
         );
       });
       var svg = svgOf(t.svg);

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { boardFromRows, boardModel } from '../../../src/tik/app/board-card.js';
 import { openTicket, requireDef } from '../../../src/tik/app/ticket-loader.js';
 import { loadTicketSet } from '../../../src/tik/app/ticket-set.js';
-import { ticketView } from '../../../src/tik/app/ticket-view.js';
+import { isCommentEvent, ticketView } from '../../../src/tik/app/ticket-view.js';
 import { Instant } from '../../../src/tik/edn/value.js';
 import { FileStore } from '../../../src/tik/store/file/file-store.js';
 import { localTransport, syncWith } from '../../../src/tik/sync/index.js';
@@ -93,7 +93,7 @@ describe('ticketView', () => {
     const now = at(HOUR);
     const view = async (t: string) => {
       const open = await openTicket(undefined, store, t);
-      return ticketView(open, requireDef(open), now, new Map(open.events.map((e) => [e.id, `text of ${e.id.slice(7, 15)}`])));
+      return ticketView(open, requireDef(open), now, new Map(open.events.filter(isCommentEvent).map((e) => [e.id, { text: `text of ${e.id.slice(7, 15)}`, note: null }])));
     };
     const c = await view(s.conflicted);
     const severity = (c.facts as Record<string, Record<string, unknown>>).severity!;
