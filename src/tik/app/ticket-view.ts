@@ -4,7 +4,7 @@ import type { Instant } from '../edn/value.js';
 import { keywordPath } from '../kernel/edn-access.js';
 import { explain, isSettled, K, type ProcessDef, type TikEvent } from '../kernel/index.js';
 import { instantText, type Json } from './json-value.js';
-import { factsJson, logJson, titleOf } from './lenses.js';
+import { claimsJson, factJson, factsJson, isLinkOrTitle, logJson, titleOf } from './lenses.js';
 import { processSvg } from './process-svg.js';
 import { pathText, reasonText } from './reason-text.js';
 import type { OpenTicket } from './ticket-loader.js';
@@ -94,16 +94,29 @@ export function ticketView(t: OpenTicket, def: ProcessDef, now: Instant, comment
   const r = explain(def, t.events, now, t.roles);
   const state = r.evolution.state;
   const facts = factsJson(state);
-  for (const f of Object.values(facts) as Record<string, Json>[]) {
-    const how = resolutionText(String(f.status), typeof f.by === 'string' ? f.by : undefined);
-    if (how !== undefined) f.resolve = how;
-  }
-  // The writes of a live conflict and the disputes still open: the log highlights them.
+  // The writes of a live conflict and the disputes still open: the log highlights them. A fact
+  // can be both (its status says disputed, which beats conflicted); the card badges both, so the
+  // page lists the competing writes too, and a title or link that needs settling (which
+  // `status --json` leaves out of `facts`).
   const flagged = new Map<string, 'conflict' | 'dispute'>();
-  for (const f of Object.values(facts) as Record<string, Json>[]) {
-    if (Array.isArray(f.claims)) for (const c of f.claims as Record<string, Json>[]) flagged.set(String(c.event), 'conflict');
+  for (const [key, entry] of state.facts) {
+    const claims = state.conflictClaims(key);
+    const name = pathText(entry.path);
+    if (isLinkOrTitle(entry.path) && (claims !== undefined || entry.disputes.length > 0)) {
+      const f = factJson(state, key);
+      if (f !== undefined) facts[name] = f;
+    }
+    if (claims === undefined) continue;
+    for (const c of claims) flagged.set(c.event, 'conflict');
+    const f = facts[name] as Record<string, Json> | undefined;
+    if (f !== undefined && f.claims === undefined) f.claims = claimsJson(claims);
   }
   for (const entry of state.facts.values()) for (const d of entry.disputes) flagged.set(d.event, 'dispute');
+  for (const f of Object.values(facts) as Record<string, Json>[]) {
+    const how = resolutionText(String(f.status), typeof f.by === 'string' ? f.by : undefined);
+    const conflict = f.status === 'disputed' && f.claims !== undefined ? resolutionText('conflicted') : undefined;
+    if (how !== undefined) f.resolve = conflict === undefined ? how : `${how}; the writes also conflict: ${conflict}`;
+  }
   const byId = new Map(t.events.map((e) => [e.id, e] as const));
   const log = (logJson(t, now) as Record<string, Json>[]).map((entry) => {
     const e = byId.get(String(entry.id))!;
