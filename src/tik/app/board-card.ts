@@ -1,5 +1,5 @@
 import { Instant } from '../edn/value.js';
-import { currentStages, explain, isSettled, type ProcessDef, type TicketState } from '../kernel/index.js';
+import { currentStages, explainDerived, isSettled, type ProcessDef, type TicketState } from '../kernel/index.js';
 import { instantText } from './json-value.js';
 import { titleOf } from './lenses.js';
 import { reasonText } from './reason-text.js';
@@ -74,7 +74,8 @@ export function boardCard(t: LoadedTicket, now: Instant): BoardCard {
   const { conflicted, disputed } = cardFlags(state);
   const blockers = settled
     ? []
-    : explain(t.def, t.events, now, t.roles)
+    : // the ticket is already derived at \`now\`: explain that derivation rather than deriving again
+      explainDerived(t.def, t.derived, now, t.roles)
         .blocks.filter((b) => b.missing.length > 0)
         .map((b) => ({ stage: b.stage, impossible: b.impossible, missing: b.missing.map((m) => reasonText(m, t.roles, t.def.stageByKey.get(b.stage))) }));
   let first = Infinity;

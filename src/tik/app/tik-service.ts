@@ -347,7 +347,8 @@ export class TikService {
     const kept = [];
     for (const t of set.tickets) {
       if (isSettled(t.def, t.derived.reached) && opts.all !== true) continue;
-      if (await matches(t.ticket, selectFields(t, [...currentStages(t.def, t.derived.reached)].sort()), () => t.events.map((e) => e.id))) kept.push(t);
+      // The selector's row is built only when there is a selector: it prints every fact.
+      if (selector === undefined || (await matches(t.ticket, selectFields(t, [...currentStages(t.def, t.derived.reached)].sort()), () => t.events.map((e) => e.id)))) kept.push(t);
     }
     return { value: boardModel(kept, set.skipped, now, await this.deps.store.listProcesses()), warnings: [...set.warnings, ...skippedLines(set.skipped)] };
   }
