@@ -1,9 +1,8 @@
 import { Instant } from '../edn/value.js';
-import { currentStages, explain, isSettled, type ProcessDef } from '../kernel/index.js';
+import { currentStages, explainDerived, isSettled, type ProcessDef, type TicketState } from '../kernel/index.js';
 import { instantText } from './json-value.js';
 import { titleOf } from './lenses.js';
 import { reasonText } from './reason-text.js';
-import { factFlags } from './select-row.js';
 import type { LoadedTicket, SkippedTicket } from './ticket-set.js';
 
 /** What keeps a ticket from one stage: each missing piece as a sentence naming who can supply it. */
@@ -53,14 +52,30 @@ export interface BoardModel {
   readonly definitions: readonly string[];
 }
 
+/**
+ * A card's badges: some fact has an open dispute; some fact has competing writes, even one whose
+ * status says disputed (disputed beats conflicted), since the ticket page lists both. (`ls
+ * --where conflicted` reads the fact status instead, as upstream's selector does.)
+ */
+export function cardFlags(state: TicketState): { conflicted: boolean; disputed: boolean } {
+  let conflicted = false;
+  let disputed = false;
+  for (const [key, entry] of state.facts) {
+    if (entry.disputes.length > 0) disputed = true;
+    if (!conflicted && state.conflictClaims(key) !== undefined) conflicted = true;
+  }
+  return { conflicted, disputed };
+}
+
 /** The card of a loaded ticket derived at `now`. */
 export function boardCard(t: LoadedTicket, now: Instant): BoardCard {
   const { reached, state } = t.derived;
   const settled = isSettled(t.def, reached);
-  const { conflicted, disputed } = factFlags(state);
+  const { conflicted, disputed } = cardFlags(state);
   const blockers = settled
     ? []
-    : explain(t.def, t.events, now, t.roles)
+    : // the ticket is already derived at \`now\`: explain that derivation rather than deriving again
+      explainDerived(t.def, t.derived, now, t.roles)
         .blocks.filter((b) => b.missing.length > 0)
         .map((b) => ({ stage: b.stage, impossible: b.impossible, missing: b.missing.map((m) => reasonText(m, t.roles, t.def.stageByKey.get(b.stage))) }));
   let first = Infinity;

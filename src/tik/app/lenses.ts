@@ -6,6 +6,7 @@ import {
   effectiveReached,
   explain,
   factStatus,
+  factStatusByKey,
   reasonToEdn,
   reduce,
   type CausalEntry,
@@ -14,6 +15,7 @@ import {
   type Reason,
   type TicketState,
   type TikEvent,
+  type Write,
 } from '../kernel/index.js';
 import { ednToJson, instantText, type Json } from './json-value.js';
 import { pathText } from './reason-text.js';
@@ -41,37 +43,45 @@ function processJson(def: ProcessDef | undefined, state: TicketState): Json {
   };
 }
 
-const isLinkOrTitle = (path: readonly EdnValue[]): boolean =>
+/** `[:link …]` and `[:title]`: facts `status --json` leaves out of `facts` (they have fields of their own). */
+export const isLinkOrTitle = (path: readonly EdnValue[]): boolean =>
   path[0] === Keyword.of('link') || (path.length === 1 && path[0] === Keyword.of('title'));
+
+/** Competing writes as JSON: `[{kind, value, by, at, event}]`. */
+export const claimsJson = (claims: readonly Write[]): Json =>
+  claims.map((c) => ({
+    kind: c.kind,
+    value: c.kind === 'assert' ? emit(c.value ?? null) : null,
+    by: c.by,
+    at: instantText(c.at),
+    event: c.event,
+  }));
+
+/** The fact at `key` (a key of `state.facts`) as `facts` shows it: `{status, value, by, at, note?, disputes?, claims?}`; undefined when absent. */
+export function factJson(state: TicketState, key: string): Record<string, Json> | undefined {
+  const entry = state.facts.get(key);
+  const s = factStatusByKey(state, key);
+  if (s.status === 'absent' || entry === undefined) return undefined;
+  const current = entry.current?.kind === 'value' ? emit(entry.current.value) : null;
+  const f: Record<string, Json> = { status: s.status, value: s.status === 'present' ? emit(s.value) : current };
+  if (s.status === 'present' || s.status === 'disputed' || s.status === 'retracted') {
+    f.by = s.by;
+    f.at = instantText(s.at);
+  }
+  if (s.status === 'disputed' || s.status === 'retracted') f.note = s.note === null ? null : emit(s.note);
+  if (s.status === 'disputed') f.disputes = s.disputes.length;
+  if (s.status === 'conflicted') f.claims = claimsJson(s.claims);
+  return f;
+}
 
 /** `facts`: dotted path → `{status, value, by, at, note?}` (excluding `[:link …]` and `[:title]`). */
 export function factsJson(state: TicketState): Record<string, Json> {
   const out: Record<string, Json> = {};
-  const keys = [...state.facts.keys()].sort();
-  for (const key of keys) {
-    const entry = state.facts.get(key)!;
-    const path = entry.path;
+  for (const key of [...state.facts.keys()].sort()) {
+    const path = state.facts.get(key)!.path;
     if (isLinkOrTitle(path)) continue;
-    const s = factStatus(state, path);
-    if (s.status === 'absent') continue;
-    const current = entry.current?.kind === 'value' ? emit(entry.current.value) : null;
-    const f: Record<string, Json> = { status: s.status, value: s.status === 'present' ? emit(s.value) : current };
-    if (s.status === 'present' || s.status === 'disputed' || s.status === 'retracted') {
-      f.by = s.by;
-      f.at = instantText(s.at);
-    }
-    if (s.status === 'disputed' || s.status === 'retracted') f.note = s.note === null ? null : emit(s.note);
-    if (s.status === 'disputed') f.disputes = s.disputes.length;
-    if (s.status === 'conflicted') {
-      f.claims = s.claims.map((c) => ({
-        kind: c.kind,
-        value: c.kind === 'assert' ? emit(c.value ?? null) : null,
-        by: c.by,
-        at: instantText(c.at),
-        event: c.event,
-      }));
-    }
-    out[pathText(path)] = f;
+    const f = factJson(state, key);
+    if (f !== undefined) out[pathText(path)] = f;
   }
   return out;
 }

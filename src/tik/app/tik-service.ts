@@ -6,7 +6,7 @@ import { TikError } from '../errors.js';
 import { causal, compileSelector, currentStages, effectiveReached, explain, resolveRoles, factStatus, inbox, isSettled, K, lint, mintEvent, parseProcess, reduce, type ExplainResult, type InboxResult, type ProcessDef, type Selector } from '../kernel/index.js';
 import { resolveTicket } from '../store/resolve-ticket.js';
 import type { EventStore } from '../store/store.js';
-import { ACTOR_NAME, sha256Id } from '../store/store-names.js';
+import { ACTOR_NAME, CONTENT_ID, sha256Id } from '../store/store-names.js';
 import { boardModel, type BoardModel } from './board-card.js';
 import { boardHtml } from './board-html.js';
 import { appendChain, body, type Intent, type Signer } from './append-chain.js';
@@ -23,7 +23,7 @@ import { openTicket, parseStoredEvents, readRegister, requireDef, type OpenTicke
 import { loadTicketSet, type SkippedTicket } from './ticket-set.js';
 import { lsRow, lsRowJson, type LsRow } from './ls-row.js';
 import type { StatusCache, StatusCheck, StatusJson } from './status-cache.js';
-import { isCommentPath, ticketView } from './ticket-view.js';
+import { badHashComment, commentText, isCommentEvent, ticketView, type CommentText } from './ticket-view.js';
 import { whatif, type WhatifResult } from './whatif.js';
 import type { WriterClock } from './writer-clock.js';
 
@@ -347,7 +347,8 @@ export class TikService {
     const kept = [];
     for (const t of set.tickets) {
       if (isSettled(t.def, t.derived.reached) && opts.all !== true) continue;
-      if (await matches(t.ticket, selectFields(t, [...currentStages(t.def, t.derived.reached)].sort()), () => t.events.map((e) => e.id))) kept.push(t);
+      // The selector's row is built only when there is a selector: it prints every fact.
+      if (selector === undefined || (await matches(t.ticket, selectFields(t, [...currentStages(t.def, t.derived.reached)].sort()), () => t.events.map((e) => e.id)))) kept.push(t);
     }
     return { value: boardModel(kept, set.skipped, now, await this.deps.store.listProcesses()), warnings: [...set.warnings, ...skippedLines(set.skipped)] };
   }
@@ -357,12 +358,12 @@ export class TikService {
     return this.run(async (sink) => {
       const now = nowOr(this.deps.clock, opts.at);
       const open = await openTicket(sink, this.deps.store, prefix);
-      const comments = new Map<string, string>();
+      const comments = new Map<string, CommentText>();
       for (const e of open.events) {
+        if (!isCommentEvent(e)) continue;
+        // Any peer can deliver an admitted event: a hash that names no blob must not fail the page.
         const hash = e.body.get(K.artifactHash);
-        if (!isCommentPath(e.body.get(K.artifactPath)) || typeof hash !== 'string') continue;
-        const bytes = await this.deps.store.readBlob(open.ticket, hash);
-        if (bytes !== undefined) comments.set(e.id, new TextDecoder().decode(bytes));
+        comments.set(e.id, typeof hash === 'string' && CONTENT_ID.test(hash) ? commentText(await this.deps.store.readBlob(open.ticket, hash)) : badHashComment(hash));
       }
       return { json: ticketView(open, requireDef(open), now, comments), open };
     });

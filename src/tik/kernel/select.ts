@@ -50,6 +50,12 @@ export interface Selector {
 /** The longest selector accepted (a command-line argument, bounded like every input). */
 export const MAX_SELECTOR_LENGTH = 8192;
 
+/**
+ * The most terms a selector may have (`not x` is one, `and` none): each term may scan every
+ * ticket's text, so without a bound 8 KiB of `not ~q` terms would cost ~1,300 scans per ticket.
+ */
+export const MAX_SELECTOR_TERMS = 64;
+
 // Java's \s (upstream splits on it): ASCII whitespace only.
 const WHITESPACE = /[ \t\n\v\f\r]+/;
 const BARE_WORD = /^[^ \t\n\v\f\r:=~]+$/;
@@ -133,6 +139,9 @@ export function compileSelector(expr: string): Selector {
     if (a.signatures) readsSignatures = true;
     if (!a.stages) readsOnlyStages = false;
     tests.push(negated ? (r) => !a.test(r) : a.test);
+  }
+  if (tests.length > MAX_SELECTOR_TERMS) {
+    throw new TikError('select/bad-term', `a selector has at most ${MAX_SELECTOR_TERMS} terms (got ${tests.length})`, { hint: 'use fewer terms' });
   }
   return { test: (row) => tests.every((t) => t(row)), readsSignatures, readsOnlyStages };
 }

@@ -168,12 +168,15 @@ export function apiRoutes(o: ApiOptions) {
         authorizeRead(o.authorship, req);
         const q = valid(READ_QUERY, req.query, 'query');
         const where = whereOf(q);
+        const at = atOf(q);
         if (gw) {
+          // The shards' rows are derived at their own clocks: a past instant cannot be honoured.
+          if (at.at !== undefined) throw new TikError('server/bad-request', 'a sharded replica cannot derive the tickets it gathers at another instant', { where: 'query.at', hint: 'use tik status --at against the store, or a replica of the whole store' });
           const { rows, skipped } = await gw.lsAllRows();
           const board = boardFromRows(truthy(q.all) ? rows : rows.filter((r) => r.settled !== true), skipped, svc.clock.now(), await svc.store.listProcesses());
           return res.type('application/json; charset=utf-8').send(pretty(board));
         }
-        const r = await svc.boardView({ all: truthy(q.all), ...(where !== undefined ? { where } : {}) });
+        const r = await svc.boardView({ all: truthy(q.all), ...at, ...(where !== undefined ? { where } : {}) });
         return send(res, r, r.value);
       } catch (e) {
         return fail(res, e);

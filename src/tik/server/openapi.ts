@@ -60,7 +60,7 @@ export function openApiDocument(): Json {
       '/api/log/{ticket}': read('tik log', [ticketParam]),
       '/api/next': read('tik next', query('actor', 'role', 'all')),
       '/api/ls': read('tik ls (where: a selector, as tik ls --where)', query('all', 'where')),
-      '/api/board': own('the browser board: {at, processes: [{process, version, stages}], cards: [{ticket, title, process, version, current, settled, conflicted, disputed, created, updated, ageMs, blockers: [{stage, impossible, missing: [text]}], missingParents}], skipped, definitions} (docs/tik-board.md)', query('all', 'where')),
+      '/api/board': own('the browser board: {at, processes: [{process, version, stages}], cards: [{ticket, title, process, version, current, settled, conflicted, disputed, created, updated, ageMs, blockers: [{stage, impossible, missing: [text]}], missingParents}], skipped, definitions} (docs/tik-board.md)', query('all', 'where', 'at')),
       '/api/ticket-view/{ticket}': own('the browser ticket page: status, blocks with what is missing and who can supply it, facts (with resolve for a conflict or dispute), the log with stage transitions and comment texts, the process as SVG (docs/tik-board.md)', [ticketParam, ...query('at')]),
       '/api/whoami': own('the caller: {mode, principal, actors, writes} (actors: who a write may name)', []),
       '/api/tickets': write('tik new', BODIES.new, false),

@@ -11,6 +11,9 @@ export const UI_SCRIPT = String.raw`'use strict';
   var TOKEN = 'tik.token';
   var ACTOR = 'tik.actor';
   var who = null;
+  // Bumped by every route() and by sign-out: an answer that arrives after it moved is for a page
+  // no longer shown (or a session that ended), and is dropped.
+  var seq = 0;
   var main = document.getElementById('main');
   var whoBox = document.getElementById('who');
 
@@ -78,6 +81,23 @@ export const UI_SCRIPT = String.raw`'use strict';
     );
   }
 
+  /** Wraps an answer's handler so that it runs only if no route() or sign-out happened since. */
+  function current(handle) {
+    var mine = seq;
+    return function (r) {
+      if (mine === seq) return handle(r);
+    };
+  }
+
+  /** A write's answer: 401 returns to sign-in, another refusal is shown in \`out\`, else \`after\`. */
+  function written(out, after) {
+    return current(function (r) {
+      if (r.status === 401) return signIn(r.data);
+      if (!r.ok) return out.replaceChildren(errorBox(r.data));
+      after(r);
+    });
+  }
+
   function errorBox(data) {
     var e = (data && data.error) || { code: 'ui/unknown', message: 'unknown error' };
     return h('p', { class: 'error', role: 'alert' }, h('code', { text: e.code }), ': ' + e.message, e.hint ? ' — ' + e.hint : '');
@@ -130,6 +150,17 @@ export const UI_SCRIPT = String.raw`'use strict';
     input.focus();
   }
 
+  /** Forget the token and clear the page at once: no ticket data stays, and no late answer lands. */
+  function signOut() {
+    seq++;
+    sessionStorage.removeItem(TOKEN);
+    sessionStorage.removeItem(ACTOR);
+    who = null;
+    main.replaceChildren();
+    whoBox.replaceChildren();
+    start();
+  }
+
   function renderWho() {
     var parts = [];
     if (who.mode === 'open') {
@@ -148,8 +179,8 @@ export const UI_SCRIPT = String.raw`'use strict';
           route();
         });
         parts.push(sel);
-      } else parts.push(h('b', { id: 'actor', text: actor() || who.principal }));
-      parts.push(' ', h('button', { class: 'secondary', type: 'button', onclick: function () { sessionStorage.removeItem(TOKEN); sessionStorage.removeItem(ACTOR); start(); } }, 'Sign out'));
+      } else parts.push(h('b', { id: 'actor', text: actor() || who.principal }), who.actors.length === 0 ? ' (read-only)' : '');
+      parts.push(' ', h('button', { class: 'secondary', type: 'button', onclick: signOut }, 'Sign out'));
     } else parts.push(who.writes ? '' : 'read-only replica');
     whoBox.replaceChildren.apply(whoBox, parts);
   }
@@ -194,12 +225,13 @@ export const UI_SCRIPT = String.raw`'use strict';
           var body = { process: proc.value };
           if (title.value !== '') body.title = title.value;
           if (actor()) body.actor = actor();
-          api('POST', '/api/tickets', body).then(function (r) {
-            if (!r.ok) return out.replaceChildren(errorBox(r.data));
-            title.value = '';
-            out.replaceChildren(h('p', { class: 'notice' }, 'created ', link('#/t/' + r.data.ticket, r.data.ticket.slice(0, 8))));
-            after();
-          });
+          api('POST', '/api/tickets', body).then(
+            written(out, function (r) {
+              title.value = '';
+              out.replaceChildren(h('p', { class: 'notice' }, 'created ', link('#/t/' + r.data.ticket, r.data.ticket.slice(0, 8))));
+              after();
+            }),
+          );
         },
       },
       h('b', null, 'New ticket '),
@@ -238,7 +270,7 @@ export const UI_SCRIPT = String.raw`'use strict';
     var q = new URLSearchParams();
     if (where) q.set('where', where);
     if (all) q.set('all', 'true');
-    api('GET', '/api/board?' + q.toString()).then(function (r) {
+    api('GET', '/api/board?' + q.toString()).then(current(function (r) {
       if (r.status === 401) return signIn(r.data);
       if (!r.ok) return show(h('h1', null, 'Board'), filter, errorBox(r.data));
       var b = r.data;
@@ -262,7 +294,7 @@ export const UI_SCRIPT = String.raw`'use strict';
         skipped,
         h('p', null, h('small', null, 'derived at ' + b.at + ' from the events')),
       );
-    });
+    }));
   }
 
   // ── ticket page ────────────────────────────────────────────────────────────────────────────
@@ -283,10 +315,7 @@ export const UI_SCRIPT = String.raw`'use strict';
           var req = toRequest(values);
           if (req.error) return out.replaceChildren(errorBox(req));
           if (actor()) req.body.actor = actor();
-          api('POST', req.path, req.body).then(function (r) {
-            if (!r.ok) return out.replaceChildren(errorBox(r.data));
-            after();
-          });
+          api('POST', req.path, req.body).then(written(out, after));
         },
       },
       h('h3', null, title),
@@ -313,10 +342,7 @@ export const UI_SCRIPT = String.raw`'use strict';
           if (file.files.length === 0 || path.value.trim() === '') return out.replaceChildren(errorBox({ error: { code: 'ui/no-file', message: 'choose a file and its artifact path' } }));
           var q = actor() ? '?actor=' + encodeURIComponent(actor()) : '';
           var where = path.value.trim().split('/').map(encodeURIComponent).join('/');
-          api('PUT', '/api/tickets/' + encodeURIComponent(id) + '/artifacts/' + where + q, file.files[0]).then(function (r) {
-            if (!r.ok) return out.replaceChildren(errorBox(r.data));
-            after();
-          });
+          api('PUT', '/api/tickets/' + encodeURIComponent(id) + '/artifacts/' + where + q, file.files[0]).then(written(out, after));
         },
       },
       h('h3', null, 'Attach'),
@@ -335,7 +361,7 @@ export const UI_SCRIPT = String.raw`'use strict';
   }
 
   function ticket(id) {
-    api('GET', '/api/ticket-view/' + encodeURIComponent(id)).then(function (r) {
+    api('GET', '/api/ticket-view/' + encodeURIComponent(id)).then(current(function (r) {
       if (r.status === 401) return signIn(r.data);
       if (!r.ok) return show(h('h1', null, 'Ticket'), errorBox(r.data));
       var t = r.data;
@@ -360,6 +386,7 @@ export const UI_SCRIPT = String.raw`'use strict';
           e.derived.map(function (s) { return h('span', { class: 'stage-gain' }, ' → ' + stageName(s)); }),
           e.lost.map(function (s) { return h('span', { class: 'stage-loss' }, ' ✗ ' + stageName(s)); }),
           e.comment !== null ? h('div', { class: 'comment' }, e.comment) : null,
+          e.commentNote ? h('div', null, h('small', { class: 'muted' }, e.commentNote)) : null,
         );
       });
       var svg = svgOf(t.svg);
@@ -403,38 +430,52 @@ export const UI_SCRIPT = String.raw`'use strict';
         h('h2', null, 'Log'),
         h('ul', { class: 'log', id: 'log' }, log),
       );
-    });
+    }));
   }
 
   // ── inbox ──────────────────────────────────────────────────────────────────────────────────
   function inbox() {
     var me = actor();
-    if (!me) return show(h('h1', null, 'Inbox'), h('p', { class: 'notice' }, 'Name yourself (top right) to see what you can do.'));
-    api('GET', '/api/next?actor=' + encodeURIComponent(me)).then(function (r) {
+    if (!me) {
+      var why = who && who.mode === 'open' ? 'Name yourself (top right) to see what you can do.' : who && who.mode === 'tokens' ? 'This token names no actor (it only reads), so there is nothing for it to do; ask the operator for a token that lists your actor.' : 'This replica takes no writes from here, so there is nothing to do.';
+      return show(h('h1', null, 'Inbox'), h('p', { class: 'notice', id: 'inbox-none' }, why));
+    }
+    api('GET', '/api/next?actor=' + encodeURIComponent(me)).then(current(function (r) {
       if (r.status === 401) return signIn(r.data);
       if (!r.ok) return show(h('h1', null, 'Inbox'), errorBox(r.data));
       var items = r.data.items.map(function (i) {
         return h('li', null, h('code', null, i.action), i.role ? h('small', null, ' as ' + i.role) : null, h('ul', null, i.unlocks.map(function (u) { return h('li', null, 'unlocks ' + stageName(u.stage) + ' of ', link('#/t/' + encodeURIComponent(u.ticket), u.ticket.slice(0, 8), { 'data-ticket': u.ticket })); })));
       });
       show(h('h1', null, 'Inbox of ', h('span', { id: 'inbox-actor' }, me)), items.length === 0 ? h('p', { class: 'muted' }, 'nothing for you to do') : h('ul', { id: 'inbox' }, items));
-    });
+    }));
   }
 
   function route() {
+    seq++;
     var hash = location.hash || '#/';
-    if (hash.indexOf('#/t/') === 0) return ticket(decodeURIComponent(hash.slice(4).split('?')[0]));
+    if (hash.indexOf('#/t/') === 0) {
+      var raw = hash.slice(4).split('?')[0];
+      var id;
+      try {
+        id = decodeURIComponent(raw);
+      } catch (e) {
+        // a malformed escape (#/t/%E0) names no ticket
+        return show(h('h1', null, 'Ticket'), errorBox({ error: { code: 'ui/not-found', message: 'no ticket ' + raw + ': the link is not a valid address', hint: 'open the ticket from the board' } }));
+      }
+      return ticket(id);
+    }
     if (hash.indexOf('#/inbox') === 0) return inbox();
     return board();
   }
 
   function start() {
-    api('GET', '/api/whoami').then(function (r) {
+    api('GET', '/api/whoami').then(current(function (r) {
       if (r.status === 401) return signIn(token() ? r.data : null);
       if (!r.ok) return show(errorBox(r.data));
       who = r.data;
       renderWho();
       route();
-    });
+    }));
   }
 
   window.addEventListener('hashchange', route);

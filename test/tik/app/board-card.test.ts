@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { boardFromRows, boardModel } from '../../../src/tik/app/board-card.js';
 import { openTicket, requireDef } from '../../../src/tik/app/ticket-loader.js';
 import { loadTicketSet } from '../../../src/tik/app/ticket-set.js';
-import { ticketView } from '../../../src/tik/app/ticket-view.js';
+import { isCommentEvent, ticketView } from '../../../src/tik/app/ticket-view.js';
 import { Instant } from '../../../src/tik/edn/value.js';
 import { FileStore } from '../../../src/tik/store/file/file-store.js';
 import { localTransport, syncWith } from '../../../src/tik/sync/index.js';
@@ -85,6 +85,53 @@ describe('boardModel', () => {
   });
 });
 
+/** Two replicas write to a ticket concurrently (`mine` here, `theirs` as ana on a copy), then this one pulls. */
+async function concurrently(dir: string, ticket: string, mine: string[], theirs: string[]): Promise<void> {
+  const other = tempDir();
+  dirs.push(other);
+  cpSync(dir, other, { recursive: true });
+  await ok(dir, ['set', ticket, ...mine]);
+  await ok(other, ['--actor', 'ana', 'set', ticket, ...theirs]);
+  await syncWith(new FileStore(dir), localTransport(new FileStore(other)));
+}
+
+describe('a fact both conflicted and disputed, and a conflict on the title', () => {
+  it('badges the card and flags the conflicting writes though the dispute is what the fact status says', async () => {
+    const s = await scenario();
+    await ok(s.dir, ['--actor', 'customer', 'dispute', s.conflicted, 'severity', '--reason', 'neither']);
+    const store = new FileStore(s.dir);
+    const now = at(HOUR);
+    const set = await loadTicketSet(store, now);
+    expect(boardModel(set.tickets, set.skipped, now, []).cards.find((c) => c.ticket === s.conflicted)).toMatchObject({ conflicted: true, disputed: true });
+    const open = await openTicket(undefined, store, s.conflicted);
+    const v = ticketView(open, requireDef(open), now, new Map());
+    const severity = (v.facts as Record<string, Record<string, unknown>>).severity!;
+    expect(severity.status).toBe('disputed');
+    expect(severity.claims).toHaveLength(2);
+    const log = v.log as { summary: string; flag: string | null }[];
+    expect(log.filter((e) => e.flag !== null).map((e) => [e.summary, e.flag])).toEqual([
+      ['set severity = :high', 'conflict'],
+      ['set severity = :low', 'conflict'],
+      ['disputed severity (neither)', 'dispute'],
+    ]);
+  });
+
+  it('lists a conflicted title among the facts of the ticket page, as the card badges it', async () => {
+    const dir = await supportStore();
+    dirs.push(dir);
+    const t = await ok(dir, ['new', 'support-request', '--title', 'first']);
+    await concurrently(dir, t, ['title=mine'], ['title=theirs']);
+    const store = new FileStore(dir);
+    const now = at(HOUR);
+    const set = await loadTicketSet(store, now);
+    expect(boardModel(set.tickets, set.skipped, now, []).cards[0]).toMatchObject({ conflicted: true });
+    const open = await openTicket(undefined, store, t);
+    const title = (ticketView(open, requireDef(open), now, new Map()).facts as Record<string, Record<string, unknown>>).title;
+    expect(title).toMatchObject({ status: 'conflicted', resolve: expect.stringMatching(/^concurrent writes disagree/) });
+    expect(title!.claims).toHaveLength(2);
+  });
+});
+
 describe('ticketView', () => {
   it('says how to resolve a conflict and a dispute, names stage transitions in the log and carries comment texts', async () => {
     const s = await scenario();
@@ -93,7 +140,7 @@ describe('ticketView', () => {
     const now = at(HOUR);
     const view = async (t: string) => {
       const open = await openTicket(undefined, store, t);
-      return ticketView(open, requireDef(open), now, new Map(open.events.map((e) => [e.id, `text of ${e.id.slice(7, 15)}`])));
+      return ticketView(open, requireDef(open), now, new Map(open.events.filter(isCommentEvent).map((e) => [e.id, { text: `text of ${e.id.slice(7, 15)}`, note: null }])));
     };
     const c = await view(s.conflicted);
     const severity = (c.facts as Record<string, Record<string, unknown>>).severity!;

@@ -92,6 +92,18 @@ describe('selector atoms (upstream tik.select)', () => {
     }
   });
 
+  it('refuses more than 64 terms (each may scan every ticket), counting `not x` as one and `and` as none', () => {
+    const terms = (n: number): string => Array.from({ length: n }, (_, i) => `not ~q${i}`).join(' and ');
+    expect(compileSelector(terms(64)).test(row)).toBe(true);
+    let err: unknown;
+    try {
+      compileSelector(terms(65));
+    } catch (e) {
+      err = e;
+    }
+    expect(isCodedError(err) ? [err.code, err.message] : err).toEqual(['select/bad-term', 'a selector has at most 64 terms (got 65)']);
+  });
+
   it('is total over hostile expressions: a predicate or select/bad-term, never another throw', () => {
     const pieces = ['stage=:x', 'fact:a', 'fact:a=b', 'actor=x', 'disputed', 'not', 'and', '~z', 'bogus=1', '=', ':', '~', 'fact:', 'stage=', 'unsigned'];
     const expr = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.array(fc.constantFrom(...pieces), { maxLength: 6 }).map((a) => a.join(' ')));

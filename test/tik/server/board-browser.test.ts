@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenHash } from '../../../src/tik/server/index.js';
 import { chromiumOrSkip, launchBrowser } from '../../support/browser.js';
@@ -30,6 +30,7 @@ beforeAll(async () => {
       tokens: [
         { sha256: tokenHash('seb-secret'), principal: 'seb', actors: ['seb'] },
         { sha256: tokenHash('alice-secret'), principal: 'alice', actors: ['alice'] },
+        { sha256: tokenHash('reader-secret'), principal: 'reader', actors: [] },
       ],
     }),
   );
@@ -166,6 +167,41 @@ describe.skipIf(chromium.skip)('tik board in a browser (real tik serve, Chromium
     expect(await page.locator('#log li.flag-dispute').textContent()).toContain('alice · disputed severity (it is only smoking)');
     expect(await page.locator('#facts tr.disputed .resolve').textContent()).toContain('alice can withdraw the dispute');
     expect(await page.locator('#explain').textContent()).toContain('severity is disputed by alice');
+    await page.close();
+  }, 30_000);
+
+  it('under a read-only token: says the inbox has no actor, refuses a broken link, and signing out leaves no ticket data nor lets a late answer in', async () => {
+    const page = await browser!.newPage();
+    await signIn(page, 'reader-secret');
+    await page.goto(`${server!.url}/#/inbox`);
+    expect(await page.locator('#inbox-none').textContent()).toContain('This token names no actor');
+    await page.goto(`${server!.url}/#/t/%E0`);
+    await page.locator('#main .error', { hasText: 'ui/not-found' }).waitFor();
+    await page.locator('a', { hasText: 'Board' }).click();
+    await page.locator('.card a.title', { hasText: 'printer on fire' }).waitFor();
+    // Hold the replica's next answers (the real ones, only later): the ticket page's data and
+    // the sign-out's whoami.
+    let release = (): void => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const held = async (route: Route): Promise<void> => {
+      await gate;
+      await route.continue();
+    };
+    await page.route('**/api/ticket-view/**', held);
+    await page.route('**/api/whoami', held);
+    const view = page.waitForEvent('requestfinished', (r) => r.url().includes('/api/ticket-view/'));
+    await page.locator('.card a.title', { hasText: 'printer on fire' }).click();
+    await page.locator('button', { hasText: 'Sign out' }).click();
+    // At once, before the replica answers anything: no board, no name.
+    expect(await page.locator('#main').textContent()).toBe('');
+    expect(await page.locator('#who').textContent()).toBe('');
+    release();
+    await page.locator('#signin').waitFor();
+    await view;
+    // The ticket page's answer came after the sign-out: dropped, the sign-in form stays.
+    await page.locator('#signin input[name=token]').fill('x');
+    expect(await page.locator('#ticket-title').count()).toBe(0);
+    expect(await page.locator('#main').textContent()).not.toContain('printer on fire');
     await page.close();
   }, 30_000);
 
