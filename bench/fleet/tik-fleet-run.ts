@@ -23,7 +23,8 @@ import { promisify } from 'node:util';
 import type { FleetState } from '../../src/core/fleet/fleet-state.js';
 import { replicaRoot } from '../../src/tik/cli/commands/fleet.js';
 import { closeStore, eventKeys, openStore } from '../../src/tik/store/index.js';
-import { killAll, runLoad, type LoadRequest } from '../../test/support/fleet-chaos.js';
+import { killAll, runLoad } from '../../test/support/fleet-chaos.js';
+import { tikWrites } from '../../test/support/tik-fleet-writes.js';
 import { distBin } from '../../test/support/processes.js';
 import { benchStore, benchTicket, writeTicket } from '../tik/fixture.js';
 
@@ -54,38 +55,7 @@ benchStore(src); // the bulk phase's process, known to every replica
 const seeded: string[] = [];
 for (let i = 0; i < 8; i++) seeded.push((await tik('--root', src, 'new', 'support-request', '--title', `seed ${i}`)).trim().split(/\s+/)[0]!);
 
-/** Writes as two actors: a new ticket in every 3, else a fact on a seeded ticket; acknowledged keys go to `acked`. */
-function writes(acked: Set<string>): (n: number) => LoadRequest {
-  return (n) => {
-    const actor = n % 2 === 0 ? 'alice' : 'bob';
-    if (n % 3 === 0) {
-      return {
-        method: 'POST',
-        path: '/api/tickets',
-        body: JSON.stringify({ process: 'support-request', title: `load ${n}`, actor }),
-        check: (status, body) => {
-          if (status >= 500) return 'error';
-          if (status !== 200) return 'wrong';
-          const b = JSON.parse(body) as { ticket: string; event: string };
-          acked.add(`${b.ticket}/${b.event}`);
-          return 'ok';
-        },
-      };
-    }
-    const ticket = seeded[n % seeded.length]!;
-    return {
-      method: 'POST',
-      path: `/api/tickets/${ticket}/facts`,
-      body: JSON.stringify({ facts: [{ key: 'note', value: `"write ${n}"` }], actor }),
-      check: (status, body) => {
-        if (status >= 500) return 'error';
-        if (status !== 200) return 'wrong';
-        for (const e of (JSON.parse(body) as { events: { id: string }[] }).events) acked.add(`${ticket}/${e.id}`);
-        return 'ok';
-      },
-    };
-  };
-}
+const writes = (acked: Set<string>) => tikWrites(seeded, acked);
 
 async function untilConverged(fleetDir: string, state: FleetState, keys: ReadonlySet<string>): Promise<void> {
   for (let polls = 0; (await missingOn(fleetDir, state, keys)) > 0; polls++) {

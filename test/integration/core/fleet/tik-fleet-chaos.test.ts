@@ -15,7 +15,8 @@ import type { FleetStatus } from '../../../../src/core/fleet/fleet.js';
 import type { FleetState } from '../../../../src/core/fleet/fleet-state.js';
 import { closeStore, eventKeys, openStore } from '../../../../src/tik/store/index.js';
 import { replicaRoot } from '../../../../src/tik/cli/commands/fleet.js';
-import { continueAll, killAll, runChaos, runLoad, seededRandom, type LoadRequest } from '../../../support/fleet-chaos.js';
+import { continueAll, killAll, runChaos, runLoad, seededRandom } from '../../../support/fleet-chaos.js';
+import { tikWrites } from '../../../support/tik-fleet-writes.js';
 import { haproxyOrSkip } from '../../../support/haproxy.js';
 import { distBin } from '../../../support/processes.js';
 import { until } from '../../../support/until.js';
@@ -49,35 +50,7 @@ describe.skipIf(haproxy.skip)('a tik fleet behind HAProxy under chaos', () => {
     expect(state.members).toHaveLength(3);
 
     const acked = new Set<string>(); // ticket/event-id of every acknowledged write
-    const next = (n: number): LoadRequest => {
-      const actor = n % 2 === 0 ? 'alice' : 'bob';
-      if (n % 3 === 0) {
-        return {
-          method: 'POST',
-          path: '/api/tickets',
-          body: JSON.stringify({ process: 'support-request', title: `load ${n}`, actor }),
-          check: (status, body) => {
-            if (status >= 500) return 'error';
-            if (status !== 200) return 'wrong';
-            const b = JSON.parse(body) as { ticket: string; event: string };
-            acked.add(`${b.ticket}/${b.event}`);
-            return 'ok';
-          },
-        };
-      }
-      const ticket = seeded[n % seeded.length]!;
-      return {
-        method: 'POST',
-        path: `/api/tickets/${ticket}/facts`,
-        body: JSON.stringify({ facts: [{ key: 'note', value: `"write ${n}"` }], actor }),
-        check: (status, body) => {
-          if (status >= 500) return 'error';
-          if (status !== 200) return 'wrong';
-          for (const e of (JSON.parse(body) as { events: { id: string }[] }).events) acked.add(`${ticket}/${e.id}`);
-          return 'ok';
-        },
-      };
-    };
+    const next = tikWrites(seeded, acked);
     let stop = false;
     const driving = runLoad({ url: `http://127.0.0.1:${state.port}`, concurrency: 4, next, stop: () => stop });
     const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 100_000);
