@@ -9,7 +9,7 @@
  * every 7th connection mid-request: the server received 10,640 requests, autocannon reported
  * 9,120 answers and no error for the other 1,520. A SIGKILLed member behind HAProxy is exactly
  * that case, so the failover error rate would read low (a tik chaos run on it reported 0 refused
- * writes where this driver counts 2–3 %). This driver attributes every failure to its request.
+ * writes where this driver counts 0.6–3 %). This driver attributes every failure to its request.
  */
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { haproxyMarks, isRunning, memberMarks, readFleetState, type FleetMemberState, type FleetState } from '../../src/core/fleet/fleet-state.js';
